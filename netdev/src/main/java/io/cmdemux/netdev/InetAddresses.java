@@ -1,0 +1,96 @@
+package io.cmdemux.netdev;
+
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/** Address text in the compressed RFC 5952 form iproute2 prints, and parsing without DNS. */
+public final class InetAddresses {
+    private InetAddresses() {}
+
+    public static String toText(InetAddress a) {
+        if (a instanceof Inet4Address) {
+            return a.getHostAddress();
+        }
+        return compress(a.getAddress());
+    }
+
+    /** RFC 5952: lower case, the longest run of two or more zero groups as "::", no scope suffix. */
+    static String compress(byte[] b) {
+        int[] g = new int[8];
+        for (int i = 0; i < 8; i++) {
+            g[i] = ((b[2 * i] & 0xff) << 8) | (b[2 * i + 1] & 0xff);
+        }
+        int bestStart = -1;
+        int bestLen = 0;
+        for (int i = 0; i < 8; ) {
+            if (g[i] != 0) {
+                i++;
+                continue;
+            }
+            int j = i;
+            while (j < 8 && g[j] == 0) {
+                j++;
+            }
+            if (j - i > bestLen) {
+                bestStart = i;
+                bestLen = j - i;
+            }
+            i = j;
+        }
+        if (bestLen < 2) {
+            bestStart = -1;
+        }
+        // IPv4-mapped addresses read as ::ffff:a.b.c.d, as inet_ntop writes them.
+        if (bestStart == 0 && bestLen == 5 && g[5] == 0xffff) {
+            return "::ffff:" + (b[12] & 0xff) + "." + (b[13] & 0xff) + "." + (b[14] & 0xff) + "." + (b[15] & 0xff);
+        }
+        StringBuilder sb = new StringBuilder(39);
+        for (int i = 0; i < 8; i++) {
+            if (i == bestStart) {
+                sb.append("::");
+                i += bestLen - 1;
+                continue;
+            }
+            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != ':') {
+                sb.append(':');
+            }
+            sb.append(Integer.toHexString(g[i]));
+        }
+        return sb.toString();
+    }
+
+    /** Parses a numeric IPv4 or IPv6 literal; never consults DNS. */
+    public static InetAddress parse(String text) {
+        String t = text.trim();
+        int pct = t.indexOf('%');
+        if (pct >= 0) {
+            t = t.substring(0, pct);
+        }
+        if (t.startsWith("[") && t.endsWith("]")) {
+            t = t.substring(1, t.length() - 1);
+        }
+        boolean v4 = t.matches("\\d{1,3}(\\.\\d{1,3}){3}");
+        boolean v6 = t.indexOf(':') >= 0 && t.matches("[0-9a-fA-F:.]+");
+        if (!v4 && !v6) {
+            throw new IllegalArgumentException("not an IP address: " + text);
+        }
+        if (v4) {
+            for (String part : t.split("\\.")) {
+                if (Integer.parseInt(part) > 255) {
+                    throw new IllegalArgumentException("not an IP address: " + text);
+                }
+            }
+        }
+        try {
+            InetAddress a = InetAddress.getByName(t);
+            if (a instanceof Inet6Address && v4) {
+                throw new IllegalArgumentException("not an IP address: " + text);
+            }
+            return a;
+        } catch (UnknownHostException e) {
+            throw new IllegalArgumentException("not an IP address: " + text, e);
+        }
+    }
+}

@@ -1,0 +1,95 @@
+package io.cmdemux.netdev;
+
+import java.io.IOException;
+import jnr.ffi.LibraryLoader;
+import jnr.ffi.Memory;
+import jnr.ffi.Pointer;
+import jnr.ffi.Runtime;
+import jnr.ffi.annotations.In;
+import jnr.ffi.annotations.Out;
+import jnr.ffi.annotations.SaveError;
+import jnr.ffi.byref.IntByReference;
+
+/**
+ * The only door to libc. Every syscall the netdev module makes goes through here, and every failure
+ * leaves as a {@link NativeException} that names the call and the errno.
+ */
+final class Native {
+    /** jnr generates an implementation in its own class loader, so the interface itself must be public. */
+    public interface LibC {
+        @SaveError int socket(int domain, int type, int protocol);
+        @SaveError int bind(int fd, @In Pointer addr, int addrlen);
+        @SaveError int getsockname(int fd, @Out Pointer addr, IntByReference addrlen);
+        @SaveError long sendto(int fd, @In Pointer buf, long len, int flags, @In Pointer addr, int addrlen);
+        @SaveError long recvmsg(int fd, Pointer msghdr, int flags);
+        @SaveError int setsockopt(int fd, int level, int optname, @In Pointer optval, int optlen);
+        @SaveError int getsockopt(int fd, int level, int optname, @Out Pointer optval, IntByReference optlen);
+        @SaveError int open(String path, int flags);
+        @SaveError int close(int fd);
+        @SaveError int setns(int fd, int nstype);
+        @SaveError int fstat(int fd, @Out Pointer statbuf);
+        String strerror(int errnum);
+    }
+
+    // <sys/socket.h>, <linux/netlink.h>, <fcntl.h>, <sched.h>
+    static final int AF_NETLINK = 16;
+    static final int SOCK_RAW = 3;
+    static final int SOCK_CLOEXEC = 0x80000;
+    static final int SOL_SOCKET = 1;
+    static final int SO_RCVBUF = 8;
+    static final int SO_RCVBUFFORCE = 33;
+    static final int SOL_NETLINK = 270;
+    static final int O_RDONLY = 0;
+    static final int O_CLOEXEC = 0x80000;
+    static final int CLONE_NEWNET = 0x40000000;
+    static final int MSG_DONTWAIT = 0x40;
+    static final int MSG_TRUNC = 0x20;
+    static final int EINTR = 4;
+    static final int EAGAIN = 11;
+    static final int ENOBUFS = 105;
+
+    static final LibC LIBC = LibraryLoader.create(LibC.class).load("c");
+    static final Runtime RUNTIME = Runtime.getRuntime(LIBC);
+
+    private Native() {}
+
+    static int errno() {
+        return RUNTIME.getLastError();
+    }
+
+    static NativeException error(String call) {
+        int errno = errno();
+        return new NativeException(call, errno, LIBC.strerror(errno));
+    }
+
+    static int check(int rc, String call) throws NativeException {
+        if (rc < 0) {
+            throw error(call);
+        }
+        return rc;
+    }
+
+    static Pointer allocate(int size) {
+        return Memory.allocateDirect(RUNTIME, size, true);
+    }
+
+    static int openNamespace(String path) throws NativeException {
+        return check(LIBC.open(path, O_RDONLY | O_CLOEXEC), "open(" + path + ")");
+    }
+
+    static void setns(int fd) throws NativeException {
+        check(LIBC.setns(fd, CLONE_NEWNET), "setns(CLONE_NEWNET)");
+    }
+
+    static void close(int fd) {
+        // close(2) always releases the descriptor on Linux, even when it reports an error.
+        LIBC.close(fd);
+    }
+
+    /** st_dev and st_ino of an open descriptor, the identity of a namespace file. */
+    static long[] devIno(int fd) throws NativeException {
+        Pointer stat = allocate(144); // sizeof(struct stat) on x86_64 and aarch64 is at most 144
+        check(LIBC.fstat(fd, stat), "fstat");
+        return new long[] {stat.getLong(0), stat.getLong(8)};
+    }
+}

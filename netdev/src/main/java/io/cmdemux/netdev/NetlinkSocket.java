@@ -1,0 +1,238 @@
+package io.cmdemux.netdev;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import jnr.ffi.Pointer;
+import jnr.ffi.byref.IntByReference;
+
+/**
+ * A netlink socket. It belongs to the network namespace of the thread that opened it, for its whole
+ * life, and any thread may use it afterwards (one at a time).
+ */
+public final class NetlinkSocket implements AutoCloseable {
+    public static final int NETLINK_ROUTE = 0;
+    public static final int NETLINK_RDMA = 20;
+
+    // <linux/netlink.h> socket options at SOL_NETLINK
+    private static final int NETLINK_ADD_MEMBERSHIP = 1;
+    private static final int NETLINK_LISTEN_ALL_NSID = 8;
+    private static final int NETLINK_EXT_ACK = 11;
+    private static final int NETLINK_GET_STRICT_CHK = 12;
+
+    private static final int SOCKADDR_NL_SIZE = 12;
+    private static final int MSGHDR_SIZE = 56;
+    private static final int IOVEC_SIZE = 16;
+    private static final int CMSG_SPACE = 64;
+    private static final int CMSG_HDR = 16;
+
+    private final int fd;
+    private final int protocol;
+    private final int portId;
+    private final Pointer recvBuf;
+    private final int recvCapacity;
+    private final Pointer msghdr;
+    private final Pointer sendBuf;
+    private final int sendCapacity;
+    private final Pointer kernelAddr;
+    private volatile boolean closed;
+
+    private NetlinkSocket(int fd, int protocol, int portId, int recvCapacity) {
+        this.fd = fd;
+        this.protocol = protocol;
+        this.portId = portId;
+        this.recvCapacity = recvCapacity;
+        this.recvBuf = Native.allocate(recvCapacity);
+        this.sendCapacity = 64 * 1024;
+        this.sendBuf = Native.allocate(sendCapacity);
+        this.kernelAddr = Native.allocate(SOCKADDR_NL_SIZE);
+        kernelAddr.putShort(0, (short) Native.AF_NETLINK);
+        this.msghdr = Native.allocate(MSGHDR_SIZE + IOVEC_SIZE + SOCKADDR_NL_SIZE + 4 + CMSG_SPACE);
+    }
+
+    /**
+     * Opens and binds a socket in the calling thread's namespace.
+     *
+     * @param groups the legacy 32-bit group mask to bind; further groups via {@link #addMembership}
+     */
+    public static NetlinkSocket open(int protocol, int groups) throws NativeException {
+        int fd = Native.check(Native.LIBC.socket(Native.AF_NETLINK, Native.SOCK_RAW | Native.SOCK_CLOEXEC, protocol),
+                "socket(AF_NETLINK, " + protocol + ")");
+        try {
+            Pointer addr = Native.allocate(SOCKADDR_NL_SIZE);
+            addr.putShort(0, (short) Native.AF_NETLINK);
+            addr.putInt(8, groups);
+            Native.check(Native.LIBC.bind(fd, addr, SOCKADDR_NL_SIZE), "bind(AF_NETLINK)");
+            IntByReference len = new IntByReference(SOCKADDR_NL_SIZE);
+            Native.check(Native.LIBC.getsockname(fd, addr, len), "getsockname(AF_NETLINK)");
+            int portId = addr.getInt(4);
+            NetlinkSocket s = new NetlinkSocket(fd, protocol, portId, 256 * 1024);
+            // Extended acks make the kernel's error strings reach our exceptions; best effort on old kernels.
+            s.setIntOption(Native.SOL_NETLINK, NETLINK_EXT_ACK, 1, true);
+            return s;
+        } catch (NativeException e) {
+            Native.close(fd);
+            throw e;
+        }
+    }
+
+    public int protocol() {
+        return protocol;
+    }
+
+    /** The port id the kernel gave this socket; replies to our requests carry it. */
+    public int portId() {
+        return portId;
+    }
+
+    public void addMembership(int group) throws NativeException {
+        setIntOption(Native.SOL_NETLINK, NETLINK_ADD_MEMBERSHIP, group, false);
+    }
+
+    /** Deliver notifications from every namespace that has an nsid here, tagged with that nsid. */
+    public void listenAllNsid() throws NativeException {
+        setIntOption(Native.SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, 1, false);
+    }
+
+    /**
+     * Strict dump requests: the kernel then honours filters such as NETNSA_TARGET_NSID, which it
+     * silently ignores otherwise (net_namespace.c rtnl_net_dumpid parses them only under strict_check).
+     */
+    public void strictCheck() throws NativeException {
+        setIntOption(Native.SOL_NETLINK, NETLINK_GET_STRICT_CHK, 1, false);
+    }
+
+    /** A large receive buffer keeps bursts of notifications from overflowing into ENOBUFS. */
+    public void receiveBuffer(int bytes) throws NativeException {
+        // SO_RCVBUFFORCE ignores rmem_max; it needs CAP_NET_ADMIN, so fall back to the capped option.
+        if (!setIntOption(Native.SOL_SOCKET, Native.SO_RCVBUFFORCE, bytes, true)) {
+            setIntOption(Native.SOL_SOCKET, Native.SO_RCVBUF, bytes, false);
+        }
+    }
+
+    private boolean setIntOption(int level, int name, int value, boolean bestEffort) throws NativeException {
+        Pointer v = Native.allocate(4);
+        v.putInt(0, value);
+        int rc = Native.LIBC.setsockopt(fd, level, name, v, 4);
+        if (rc < 0) {
+            if (bestEffort) {
+                return false;
+            }
+            throw Native.error("setsockopt(" + level + ", " + name + ")");
+        }
+        return true;
+    }
+
+    /** Sends one or more complete netlink messages to the kernel. */
+    public void send(ByteBuffer message) throws IOException {
+        ensureOpen();
+        int len = message.remaining();
+        if (len > sendCapacity) {
+            throw new IOException("netlink request of " + len + " bytes exceeds " + sendCapacity);
+        }
+        byte[] bytes = new byte[len];
+        message.duplicate().get(bytes);
+        sendBuf.put(0, bytes, 0, len);
+        while (true) {
+            long rc = Native.LIBC.sendto(fd, sendBuf, len, 0, kernelAddr, SOCKADDR_NL_SIZE);
+            if (rc >= 0) {
+                return;
+            }
+            if (Native.errno() != Native.EINTR) {
+                throw Native.error("sendto(AF_NETLINK)");
+            }
+        }
+    }
+
+    /**
+     * Blocks for one datagram. The returned buffer is a fresh little-endian heap copy that the caller
+     * owns.
+     *
+     * @throws NativeException with errno ENOBUFS when notifications were lost; the caller must resync
+     */
+    public Datagram receive() throws IOException {
+        return receive(0);
+    }
+
+    /** Like {@link #receive()}, but returns null at once when nothing is queued. */
+    public Datagram poll() throws IOException {
+        return receive(Native.MSG_DONTWAIT);
+    }
+
+    private Datagram receive(int flags) throws IOException {
+        ensureOpen();
+        Pointer iov = msghdr.slice(MSGHDR_SIZE);
+        Pointer name = msghdr.slice(MSGHDR_SIZE + IOVEC_SIZE);
+        Pointer control = msghdr.slice(MSGHDR_SIZE + IOVEC_SIZE + SOCKADDR_NL_SIZE + 4);
+        iov.putAddress(0, recvBuf.address());
+        iov.putLong(8, recvCapacity);
+        while (true) {
+            msghdr.putAddress(0, name.address());
+            msghdr.putInt(8, SOCKADDR_NL_SIZE);
+            msghdr.putAddress(16, iov.address());
+            msghdr.putLong(24, 1);
+            msghdr.putAddress(32, control.address());
+            msghdr.putLong(40, CMSG_SPACE);
+            msghdr.putInt(48, 0);
+            long n = Native.LIBC.recvmsg(fd, msghdr, flags | Native.MSG_TRUNC);
+            if (n < 0) {
+                int errno = Native.errno();
+                if (errno == Native.EINTR) {
+                    continue;
+                }
+                if (errno == Native.EAGAIN && (flags & Native.MSG_DONTWAIT) != 0) {
+                    return null;
+                }
+                throw Native.error("recvmsg(AF_NETLINK)");
+            }
+            if (n > recvCapacity) {
+                throw new IOException("netlink datagram of " + n + " bytes truncated to " + recvCapacity);
+            }
+            int senderPort = name.getInt(4);
+            int nsid = nsidFromControl(control, msghdr.getLong(40));
+            byte[] copy = new byte[(int) n];
+            recvBuf.get(0, copy, 0, copy.length);
+            return new Datagram(ByteBuffer.wrap(copy).order(ByteOrder.nativeOrder()), senderPort, nsid);
+        }
+    }
+
+    private static int nsidFromControl(Pointer control, long controlLen) {
+        long off = 0;
+        while (off + CMSG_HDR <= controlLen) {
+            long len = control.getLong(off);
+            int level = control.getInt(off + 8);
+            int type = control.getInt(off + 12);
+            if (len < CMSG_HDR) {
+                break;
+            }
+            if (level == Native.SOL_NETLINK && type == NETLINK_LISTEN_ALL_NSID && len >= CMSG_HDR + 4) {
+                return control.getInt(off + CMSG_HDR);
+            }
+            off += (len + 7) & ~7L;
+        }
+        return Datagram.NO_NSID;
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("netlink socket is closed");
+        }
+    }
+
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            Native.close(fd);
+        }
+    }
+
+    /**
+     * One received datagram.
+     *
+     * @param nsid the nsid the kernel tagged a notification with, or {@link #NO_NSID} for our own namespace
+     */
+    public record Datagram(ByteBuffer bytes, int senderPort, int nsid) {
+        public static final int NO_NSID = Integer.MIN_VALUE;
+    }
+}
