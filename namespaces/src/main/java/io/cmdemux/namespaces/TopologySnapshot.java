@@ -9,6 +9,7 @@ import io.cmdemux.netdev.Route;
 import io.cmdemux.netdev.Rtnl;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -85,30 +86,30 @@ public final class TopologySnapshot {
         return new TopologySnapshot(generation, host, ns, freeze(byIp), freeze(children), freeze(slaves), List.copyOf(problems));
     }
 
-    /** A new generation in which one namespace is replaced or added; the indexes are patched, not rebuilt. */
-    public TopologySnapshot withNamespace(long newGeneration, NetnsState state) {
+    /**
+     * A new generation in which some namespaces are replaced or added and others removed. The
+     * indexes are patched for just those namespaces, not rebuilt.
+     */
+    public TopologySnapshot with(long newGeneration, Collection<NetnsState> changed, Collection<NetnsId> removed) {
         Map<NetnsId, NetnsState> ns = new LinkedHashMap<>(namespaces);
-        NetnsState old = ns.put(state.id(), state);
         Map<InetAddress, List<AddressRef>> ip = new HashMap<>(byIp);
         Map<LinkRef, List<LinkRef>> ch = new HashMap<>(children);
         Map<LinkRef, List<LinkRef>> sl = new HashMap<>(slaves);
-        if (old != null) {
-            index(old, ip, ch, sl, false);
+        for (NetnsId id : removed) {
+            if (!id.equals(host)) {
+                NetnsState old = ns.remove(id);
+                if (old != null) {
+                    index(old, ip, ch, sl, false);
+                }
+            }
         }
-        index(state, ip, ch, sl, true);
-        return new TopologySnapshot(newGeneration, host, ns, ip, ch, sl, problems);
-    }
-
-    public TopologySnapshot withoutNamespace(long newGeneration, NetnsId id) {
-        if (id.equals(host) || !namespaces.containsKey(id)) {
-            return new TopologySnapshot(newGeneration, host, namespaces, byIp, children, slaves, problems);
+        for (NetnsState state : changed) {
+            NetnsState old = ns.put(state.id(), state);
+            if (old != null) {
+                index(old, ip, ch, sl, false);
+            }
+            index(state, ip, ch, sl, true);
         }
-        Map<NetnsId, NetnsState> ns = new LinkedHashMap<>(namespaces);
-        NetnsState old = ns.remove(id);
-        Map<InetAddress, List<AddressRef>> ip = new HashMap<>(byIp);
-        Map<LinkRef, List<LinkRef>> ch = new HashMap<>(children);
-        Map<LinkRef, List<LinkRef>> sl = new HashMap<>(slaves);
-        index(old, ip, ch, sl, false);
         return new TopologySnapshot(newGeneration, host, ns, ip, ch, sl, problems);
     }
 
@@ -153,48 +154,18 @@ public final class TopologySnapshot {
     }
 
     private static NetnsState decode(NamespaceDump d, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid, List<String> problems) {
-        Map<Integer, Link> links = new TreeMap<>();
-        List<Address> addresses = new ArrayList<>();
-        List<Route> routes = new ArrayList<>();
-        Map<Integer, NetnsId> peers = new HashMap<>();
+        NamespaceBuilder b = new NamespaceBuilder(d.id(), d.names(), isHost, d.hostNsid());
+        NamespaceBuilder.PeerResolver peers = e -> resolvePeer(e, isHost, host, byHostNsid);
         int i = 0;
         for (byte[] raw : d.messages()) {
             i++;
             try {
-                NlMessage m = NlMessage.of(raw);
-                switch (m.type()) {
-                    case Rtnl.RTM_NEWLINK -> {
-                        Link l = Rtnl.decodeLink(m);
-                        links.put(l.ifindex(), l);
-                    }
-                    case Rtnl.RTM_NEWADDR -> {
-                        Address a = Rtnl.decodeAddress(m);
-                        if (a != null) {
-                            addresses.add(a);
-                        }
-                    }
-                    case Rtnl.RTM_NEWROUTE -> {
-                        Route r = Rtnl.decodeRoute(m);
-                        if (r != null) {
-                            routes.add(r);
-                        }
-                    }
-                    case Rtnl.RTM_NEWNSID -> {
-                        NsidEntry e = Rtnl.decodeNsid(m);
-                        NetnsId peer = resolvePeer(e, isHost, host, byHostNsid);
-                        if (peer != null) {
-                            peers.put(e.nsid(), peer);
-                        }
-                    }
-                    default -> {
-                        // other rtnetlink traffic in a capture (requests, errors, DONE) carries no state
-                    }
-                }
+                b.apply(NlMessage.of(raw), peers);
             } catch (MalformedException e) {
                 problems.add(label(d) + ": message " + i + ": " + e.getMessage());
             }
         }
-        return new NetnsState(d.id(), d.names(), isHost, d.hostNsid(), new TreeMap<>(links), addresses, routes, peers);
+        return b.toState();
     }
 
     /**

@@ -38,6 +38,7 @@ final class Native {
     static final int SOL_SOCKET = 1;
     static final int SO_RCVBUF = 8;
     static final int SO_RCVBUFFORCE = 33;
+    static final int SO_RCVTIMEO = 20;
     static final int SOL_NETLINK = 270;
     static final int O_RDONLY = 0;
     static final int O_CLOEXEC = 0x80000;

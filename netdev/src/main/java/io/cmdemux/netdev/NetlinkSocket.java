@@ -36,6 +36,7 @@ public final class NetlinkSocket implements AutoCloseable {
     private final int sendCapacity;
     private final Pointer kernelAddr;
     private volatile boolean closed;
+    private boolean timeoutSet;
 
     private NetlinkSocket(int fd, int protocol, int portId, int recvCapacity) {
         this.fd = fd;
@@ -102,6 +103,18 @@ public final class NetlinkSocket implements AutoCloseable {
         setIntOption(Native.SOL_NETLINK, NETLINK_GET_STRICT_CHK, 1, false);
     }
 
+    /**
+     * Makes {@link #receive()} return null after this long without a datagram, so that a reader
+     * thread can notice it should stop (closing a socket does not wake a blocked recvmsg).
+     */
+    public void receiveTimeout(int millis) throws NativeException {
+        Pointer tv = Native.allocate(16); // struct timeval { time_t tv_sec; suseconds_t tv_usec; }
+        tv.putLong(0, millis / 1000);
+        tv.putLong(8, (millis % 1000) * 1000L);
+        Native.check(Native.LIBC.setsockopt(fd, Native.SOL_SOCKET, Native.SO_RCVTIMEO, tv, 16), "setsockopt(SO_RCVTIMEO)");
+        timeoutSet = true;
+    }
+
     /** A large receive buffer keeps bursts of notifications from overflowing into ENOBUFS. */
     public void receiveBuffer(int bytes) throws NativeException {
         // SO_RCVBUFFORCE ignores rmem_max; it needs CAP_NET_ADMIN, so fall back to the capped option.
@@ -145,8 +158,8 @@ public final class NetlinkSocket implements AutoCloseable {
     }
 
     /**
-     * Blocks for one datagram. The returned buffer is a fresh little-endian heap copy that the caller
-     * owns.
+     * Blocks for one datagram (or until the {@link #receiveTimeout receive timeout}, then null). The
+     * returned buffer is a fresh native-order heap copy that the caller owns.
      *
      * @throws NativeException with errno ENOBUFS when notifications were lost; the caller must resync
      */
@@ -180,7 +193,7 @@ public final class NetlinkSocket implements AutoCloseable {
                 if (errno == Native.EINTR) {
                     continue;
                 }
-                if (errno == Native.EAGAIN && (flags & Native.MSG_DONTWAIT) != 0) {
+                if (errno == Native.EAGAIN && ((flags & Native.MSG_DONTWAIT) != 0 || timeoutSet)) {
                     return null;
                 }
                 throw Native.error("recvmsg(AF_NETLINK)");

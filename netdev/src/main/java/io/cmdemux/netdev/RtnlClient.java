@@ -120,6 +120,9 @@ public final class RtnlClient implements AutoCloseable {
         boolean interrupted = false;
         while (true) {
             NetlinkSocket.Datagram d = socket.receive();
+            if (d == null) {
+                throw new IOException(what + ": no reply from the kernel");
+            }
             List<NlMessage> msgs;
             try {
                 msgs = NlMessage.split(d.bytes());

@@ -1,0 +1,137 @@
+package io.cmdemux.namespaces;
+
+import io.cmdemux.netdev.Address;
+import io.cmdemux.netdev.Link;
+import io.cmdemux.netdev.MalformedException;
+import io.cmdemux.netdev.NlMessage;
+import io.cmdemux.netdev.NsidEntry;
+import io.cmdemux.netdev.Route;
+import io.cmdemux.netdev.Rtnl;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.Function;
+
+/**
+ * The mutable state of one namespace while dumps and notifications are applied to it. Dump
+ * records and notifications use the same messages, so both go through {@link #apply}.
+ */
+final class NamespaceBuilder {
+    /** Maps an nsid record of this namespace to the namespace it names, or null when unknown. */
+    interface PeerResolver extends Function<NsidEntry, NetnsId> {}
+
+    private final NetnsId id;
+    private List<String> names;
+    private final boolean host;
+    private int hostNsid;
+    private final TreeMap<Integer, Link> links = new TreeMap<>();
+    private final Map<AddressKey, Address> addresses = new LinkedHashMap<>();
+    private final Map<RouteKey, Route> routes = new LinkedHashMap<>();
+    private final Map<Integer, NetnsId> peers = new HashMap<>();
+
+    private record AddressKey(int ifindex, InetAddress address, int prefixLen) {}
+
+    /** What makes two notifications talk about the same route. */
+    private record RouteKey(int family, int table, int type, InetAddress dst, int dstLen, int tos, int priority, int oif, InetAddress gateway) {
+        static RouteKey of(Route r) {
+            return new RouteKey(r.family(), r.table(), r.type(), r.dst(), r.dstLen(), r.tos(), r.priority(), r.oif(), r.gateway());
+        }
+    }
+
+    NamespaceBuilder(NetnsId id, List<String> names, boolean host, int hostNsid) {
+        this.id = id;
+        this.names = List.copyOf(names);
+        this.host = host;
+        this.hostNsid = hostNsid;
+    }
+
+    NetnsId id() {
+        return id;
+    }
+
+    List<String> names() {
+        return names;
+    }
+
+    void names(List<String> newNames) {
+        this.names = List.copyOf(newNames);
+    }
+
+    int hostNsid() {
+        return hostNsid;
+    }
+
+    boolean host() {
+        return host;
+    }
+
+    /** Applies one RTM_NEW / RTM_DEL message of any rtnetlink family we model; others are ignored. */
+    void apply(NlMessage m, PeerResolver resolver) throws MalformedException {
+        switch (m.type()) {
+            case Rtnl.RTM_NEWLINK -> {
+                Link l = Rtnl.decodeLink(m);
+                links.put(l.ifindex(), l);
+            }
+            case Rtnl.RTM_DELLINK -> {
+                int ifindex = Rtnl.decodeLink(m).ifindex();
+                links.remove(ifindex);
+                // The kernel drops a dead link's addresses and routes too; not all of that is notified.
+                addresses.keySet().removeIf(k -> k.ifindex() == ifindex);
+                routes.values().removeIf(r -> r.oif() == ifindex);
+            }
+            case Rtnl.RTM_NEWADDR -> {
+                Address a = Rtnl.decodeAddress(m);
+                if (a != null) {
+                    addresses.put(new AddressKey(a.ifindex(), a.address(), a.prefixLen()), a);
+                }
+            }
+            case Rtnl.RTM_DELADDR -> {
+                Address a = Rtnl.decodeAddress(m);
+                if (a != null) {
+                    addresses.remove(new AddressKey(a.ifindex(), a.address(), a.prefixLen()));
+                }
+            }
+            case Rtnl.RTM_NEWROUTE -> {
+                Route r = Rtnl.decodeRoute(m);
+                if (r != null) {
+                    routes.put(RouteKey.of(r), r);
+                }
+            }
+            case Rtnl.RTM_DELROUTE -> {
+                Route r = Rtnl.decodeRoute(m);
+                if (r != null) {
+                    routes.remove(RouteKey.of(r));
+                }
+            }
+            case Rtnl.RTM_NEWNSID -> {
+                NsidEntry e = Rtnl.decodeNsid(m);
+                NetnsId peer = resolver.apply(e);
+                if (peer != null) {
+                    peers.put(e.nsid(), peer);
+                }
+            }
+            case Rtnl.RTM_DELNSID -> peers.remove(Rtnl.decodeNsid(m).nsid());
+            default -> {
+                // requests, DONE, errors and families we do not model carry no state
+            }
+        }
+    }
+
+    void clearPeers() {
+        peers.clear();
+    }
+
+    /** Re-resolves nothing; callers replace the peer table wholesale after re-reading it. */
+    void putPeer(int nsid, NetnsId peer) {
+        peers.put(nsid, peer);
+    }
+
+    NetnsState toState() {
+        return new NetnsState(id, names, host, hostNsid, new TreeMap<>(links), new ArrayList<>(addresses.values()),
+                new ArrayList<>(routes.values()), peers);
+    }
+}

@@ -1,0 +1,511 @@
+package io.cmdemux.namespaces;
+
+import io.cmdemux.netdev.MalformedException;
+import io.cmdemux.netdev.NativeException;
+import io.cmdemux.netdev.NetlinkSocket;
+import io.cmdemux.netdev.NlMessage;
+import io.cmdemux.netdev.NsidEntry;
+import io.cmdemux.netdev.Rtnl;
+import io.cmdemux.netdev.RtnlClient;
+import java.io.IOException;
+import java.nio.file.ClosedWatchServiceException;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.StandardWatchEventKinds;
+import java.nio.file.WatchKey;
+import java.nio.file.WatchService;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps a live {@link TopologySnapshot}. One host socket hears link, address, route and nsid
+ * notifications from every namespace (NETLINK_LISTEN_ALL_NSID, tagged with the host's nsid for
+ * the namespace); each burst of notifications becomes one new generation. A second thread notices
+ * namespaces that appear or vanish (inotify on /run/netns, a /proc rescan once a second, and
+ * RTM_NEWNSID/RTM_DELNSID in the host) and dumps new ones whole.
+ */
+public final class TopologyWatcher implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(TopologyWatcher.class);
+    private static final int[] GROUPS = {
+        Rtnl.RTNLGRP_LINK, Rtnl.RTNLGRP_IPV4_IFADDR, Rtnl.RTNLGRP_IPV6_IFADDR,
+        Rtnl.RTNLGRP_IPV4_ROUTE, Rtnl.RTNLGRP_IPV6_ROUTE, Rtnl.RTNLGRP_NSID,
+    };
+    private static final long RESCAN_INTERVAL_MS = 1000;
+
+    private final NetnsDiscovery discovery;
+    private final NetnsExecutor executor;
+    private final Object lock = new Object();
+    private final CopyOnWriteArrayList<Consumer<TopologySnapshot>> listeners = new CopyOnWriteArrayList<>();
+
+    // guarded by lock
+    private final Map<NetnsId, NamespaceBuilder> state = new LinkedHashMap<>();
+    private final Map<NetnsId, String> paths = new HashMap<>();
+    private final Map<Integer, NetnsId> byHostNsid = new HashMap<>();
+    private final Map<NetnsId, List<NlMessage>> pending = new HashMap<>();
+    private NetnsId host;
+    private long generation;
+
+    private volatile TopologySnapshot current;
+    private volatile boolean running;
+    private volatile boolean rescanRequested;
+    private NetlinkSocket events;
+    private RtnlClient eventsClient;
+    private RtnlClient scanClient;
+    private WatchService inotify;
+    private Thread eventThread;
+    private Thread scanThread;
+
+    private final AtomicLong notifications = new AtomicLong();
+    private final AtomicLong resyncs = new AtomicLong();
+    private final AtomicLong decodeErrors = new AtomicLong();
+    private final AtomicLong unreadable = new AtomicLong();
+    private volatile long lastLatencyNanos;
+
+    public TopologyWatcher(NetnsDiscovery discovery, NetnsExecutor executor) {
+        this.discovery = discovery;
+        this.executor = executor;
+    }
+
+    /**
+     * Subscribes, reads every namespace, publishes generation 1 and starts the threads. Must be
+     * called from a thread in the host namespace.
+     */
+    public void start() throws IOException {
+        events = NetlinkSocket.open(NetlinkSocket.NETLINK_ROUTE, 0);
+        events.receiveBuffer(8 << 20);
+        for (int g : GROUPS) {
+            events.addMembership(g);
+        }
+        events.listenAllNsid();
+        events.receiveTimeout(250);
+        eventsClient = RtnlClient.open();
+        scanClient = RtnlClient.open();
+        // Subscribe before the first dump so that no change falls between the two.
+        resync();
+        running = true;
+        eventThread = new Thread(this::eventLoop, "cmdemux-rtnl-events");
+        eventThread.setDaemon(true);
+        eventThread.start();
+        try {
+            inotify = FileSystems.getDefault().newWatchService();
+            Files.createDirectories(discovery.runNetns());
+            discovery.runNetns().register(inotify, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+        } catch (IOException e) {
+            log.warn("cannot watch {} ({}); new namespaces are found by the once-a-second rescan only", discovery.runNetns(), e.getMessage());
+        }
+        scanThread = new Thread(this::scanLoop, "cmdemux-netns-scan");
+        scanThread.setDaemon(true);
+        scanThread.start();
+    }
+
+    public TopologySnapshot current() {
+        return current;
+    }
+
+    /** Called on the watcher's threads after each new generation; must be quick. */
+    public void addListener(Consumer<TopologySnapshot> listener) {
+        listeners.add(listener);
+    }
+
+    /** Waits until a generation above {@code after} is published; returns the snapshot or null on timeout. */
+    public TopologySnapshot awaitNewer(long after, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        synchronized (lock) {
+            while (current == null || current.generation() <= after) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    return null;
+                }
+                TimeUnit.NANOSECONDS.timedWait(lock, left);
+            }
+            return current;
+        }
+    }
+
+    public record Stats(long notifications, long resyncs, long decodeErrors, long unreadableProcEntries, long lastLatencyNanos) {}
+
+    public Stats stats() {
+        return new Stats(notifications.get(), resyncs.get(), decodeErrors.get(), unreadable.get(), lastLatencyNanos);
+    }
+
+    // ---- full reads ----
+
+    /** Forgets everything and reads every namespace again (start-up, and after ENOBUFS). */
+    private void resync() throws IOException {
+        NetnsDiscovery.Scan scan = discovery.scan();
+        unreadable.set(scan.unreadable());
+        List<NamespaceDump> dumps = new LiveDumper(executor, scanClient).dumpAll(scan);
+        synchronized (lock) {
+            state.clear();
+            paths.clear();
+            byHostNsid.clear();
+            pending.clear();
+            host = scan.self();
+            for (DiscoveredNetns d : scan.namespaces()) {
+                paths.put(d.id(), d.path());
+            }
+            List<String> problems = new ArrayList<>();
+            for (NamespaceDump d : dumps) {
+                if (d.hostNsid() >= 0) {
+                    byHostNsid.put(d.hostNsid(), d.id());
+                }
+            }
+            for (NamespaceDump d : dumps) {
+                state.put(d.id(), fromDump(d, problems));
+            }
+            generation++;
+            List<NetnsState> states = new ArrayList<>();
+            for (NamespaceBuilder b : state.values()) {
+                states.add(b.toState());
+            }
+            publish(TopologySnapshot.of(generation, host, states, problems), System.nanoTime());
+        }
+        resyncs.incrementAndGet();
+    }
+
+    private NamespaceBuilder fromDump(NamespaceDump d, List<String> problems) {
+        boolean isHost = d.id().equals(host);
+        NamespaceBuilder b = new NamespaceBuilder(d.id(), d.names(), isHost, d.hostNsid());
+        NamespaceBuilder.PeerResolver r = e -> TopologySnapshot.resolvePeer(e, isHost, host, byHostNsid);
+        for (byte[] raw : d.messages()) {
+            try {
+                b.apply(NlMessage.of(raw), r);
+            } catch (MalformedException e) {
+                decodeErrors.incrementAndGet();
+                problems.add(d.id() + ": " + e.getMessage());
+            }
+        }
+        return b;
+    }
+
+    // ---- notifications ----
+
+    private void eventLoop() {
+        while (running) {
+            try {
+                NetlinkSocket.Datagram first = events.receive();
+                if (first == null) {
+                    continue; // receive timeout: check whether we should stop
+                }
+                long arrived = System.nanoTime();
+                synchronized (lock) {
+                    Set<NetnsId> dirty = new HashSet<>();
+                    handle(first, dirty);
+                    // Coalesce everything already queued into one generation.
+                    NetlinkSocket.Datagram more;
+                    while ((more = events.poll()) != null) {
+                        handle(more, dirty);
+                    }
+                    publishDirty(dirty, arrived);
+                }
+            } catch (NativeException e) {
+                if (!running) {
+                    return;
+                }
+                if (e.errno() == 105) { // ENOBUFS: notifications were lost, only a full read is trustworthy
+                    log.warn("netlink notifications overflowed; re-reading every namespace");
+                    tryResync();
+                } else {
+                    log.warn("netlink notification socket: {}", e.getMessage());
+                    sleepQuietly(100);
+                }
+            } catch (IOException e) {
+                if (!running) {
+                    return;
+                }
+                log.warn("netlink notification socket: {}", e.getMessage());
+                sleepQuietly(100);
+            }
+        }
+    }
+
+    private void handle(NetlinkSocket.Datagram d, Set<NetnsId> dirty) throws IOException {
+        List<NlMessage> msgs;
+        try {
+            msgs = NlMessage.split(d.bytes());
+        } catch (MalformedException e) {
+            decodeErrors.incrementAndGet();
+            log.warn("undecodable netlink notification: {}", e.getMessage());
+            return;
+        }
+        NetnsId where;
+        if (d.nsid() == NetlinkSocket.Datagram.NO_NSID) {
+            where = host;
+        } else {
+            where = byHostNsid.get(d.nsid());
+            if (where == null) {
+                rescanRequested = true; // a namespace we have not read yet; the scan thread dumps it whole
+                return;
+            }
+        }
+        List<NlMessage> buffer = pending.get(where);
+        if (buffer != null) {
+            buffer.addAll(msgs); // being dumped right now: replay after the dump lands
+            return;
+        }
+        NamespaceBuilder b = state.get(where);
+        if (b == null) {
+            return;
+        }
+        for (NlMessage m : msgs) {
+            notifications.incrementAndGet();
+            if (m.type() == Rtnl.RTM_NEWNSID || m.type() == Rtnl.RTM_DELNSID) {
+                nsidChanged(b, m, dirty);
+                continue;
+            }
+            try {
+                b.apply(m, e -> null);
+                dirty.add(where);
+            } catch (MalformedException e) {
+                decodeErrors.incrementAndGet();
+                log.warn("undecodable notification in {}: {}", where, e.getMessage());
+            }
+        }
+    }
+
+    /** An nsid table changed: the host's (a namespace got or lost its host nsid) or a pod's. */
+    private void nsidChanged(NamespaceBuilder b, NlMessage m, Set<NetnsId> dirty) throws IOException {
+        if (b.host()) {
+            if (m.type() == Rtnl.RTM_DELNSID) {
+                try {
+                    NetnsId gone = byHostNsid.remove(Rtnl.decodeNsid(m).nsid());
+                    if (gone != null) {
+                        rescanRequested = true; // the namespace behind it died
+                    }
+                } catch (MalformedException e) {
+                    decodeErrors.incrementAndGet();
+                }
+            }
+            rereadPeers(b);
+            dirty.add(b.id());
+            return;
+        }
+        rereadPeers(b);
+        dirty.add(b.id());
+    }
+
+    private void rereadPeers(NamespaceBuilder b) throws IOException {
+        List<NlMessage> table = eventsClient.dumpNsids(b.host() ? OptionalInt.empty() : OptionalInt.of(b.hostNsid()));
+        b.clearPeers();
+        for (NlMessage m : table) {
+            try {
+                NsidEntry e = Rtnl.decodeNsid(m);
+                NetnsId peer = TopologySnapshot.resolvePeer(e, b.host(), host, byHostNsid);
+                if (peer != null) {
+                    b.putPeer(e.nsid(), peer);
+                }
+            } catch (MalformedException e) {
+                decodeErrors.incrementAndGet();
+            }
+        }
+    }
+
+    private void publishDirty(Set<NetnsId> dirty, long arrivedNanos) {
+        if (dirty.isEmpty()) {
+            return;
+        }
+        List<NetnsState> changed = new ArrayList<>(dirty.size());
+        for (NetnsId id : dirty) {
+            NamespaceBuilder b = state.get(id);
+            if (b != null) {
+                changed.add(b.toState());
+            }
+        }
+        generation++;
+        publish(current.with(generation, changed, List.of()), arrivedNanos);
+    }
+
+    /** Must hold the lock. */
+    private void publish(TopologySnapshot next, long arrivedNanos) {
+        current = next;
+        lastLatencyNanos = System.nanoTime() - arrivedNanos;
+        lock.notifyAll();
+        for (Consumer<TopologySnapshot> l : listeners) {
+            try {
+                l.accept(next);
+            } catch (RuntimeException e) {
+                log.warn("topology listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    // ---- namespaces coming and going ----
+
+    private void scanLoop() {
+        long nextRescan = System.currentTimeMillis() + RESCAN_INTERVAL_MS;
+        while (running) {
+            try {
+                long wait = Math.max(1, nextRescan - System.currentTimeMillis());
+                boolean changed = rescanRequested;
+                if (!changed && inotify != null) {
+                    WatchKey key = inotify.poll(rescanRequested ? 1 : Math.min(wait, 50), TimeUnit.MILLISECONDS);
+                    if (key != null) {
+                        changed = !key.pollEvents().isEmpty();
+                        key.reset();
+                    }
+                } else if (!changed) {
+                    Thread.sleep(Math.min(wait, 50));
+                }
+                if (changed || rescanRequested || System.currentTimeMillis() >= nextRescan) {
+                    rescanRequested = false;
+                    rescan();
+                    nextRescan = System.currentTimeMillis() + RESCAN_INTERVAL_MS;
+                }
+            } catch (InterruptedException | ClosedWatchServiceException e) {
+                return;
+            } catch (IOException | RuntimeException e) {
+                if (running) {
+                    log.warn("namespace rescan failed: {}", e.toString());
+                    sleepQuietly(200);
+                }
+            }
+        }
+    }
+
+    /** Adds namespaces that appeared, drops those that vanished, and updates names. */
+    private void rescan() throws IOException {
+        NetnsDiscovery.Scan scan = discovery.scan();
+        unreadable.set(scan.unreadable());
+        Map<NetnsId, DiscoveredNetns> seen = new LinkedHashMap<>();
+        for (DiscoveredNetns d : scan.namespaces()) {
+            seen.put(d.id(), d);
+        }
+        List<DiscoveredNetns> added = new ArrayList<>();
+        synchronized (lock) {
+            List<NetnsId> removed = new ArrayList<>();
+            List<NetnsState> renamed = new ArrayList<>();
+            for (NetnsId id : new ArrayList<>(state.keySet())) {
+                DiscoveredNetns d = seen.get(id);
+                if (d == null) {
+                    NamespaceBuilder gone = state.remove(id);
+                    paths.remove(id);
+                    byHostNsid.values().remove(id);
+                    removed.add(id);
+                    log.debug("namespace {} {} vanished", id, gone.names());
+                } else if (!d.names().equals(state.get(id).names())) {
+                    state.get(id).names(d.names());
+                    paths.put(id, d.path());
+                    renamed.add(state.get(id).toState());
+                }
+            }
+            for (DiscoveredNetns d : scan.namespaces()) {
+                if (!state.containsKey(d.id()) && !pending.containsKey(d.id())) {
+                    added.add(d);
+                }
+            }
+            if (!removed.isEmpty() || !renamed.isEmpty()) {
+                generation++;
+                publish(current.with(generation, renamed, removed), System.nanoTime());
+            }
+        }
+        for (DiscoveredNetns d : added) {
+            addNamespace(d);
+        }
+    }
+
+    private void addNamespace(DiscoveredNetns d) throws IOException {
+        int hostNsid;
+        try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open(d.path())) {
+            hostNsid = scanClient.ensureNsid(h);
+        } catch (NativeException e) {
+            return; // gone again before we could read it
+        }
+        synchronized (lock) {
+            byHostNsid.put(hostNsid, d.id());
+            pending.put(d.id(), new ArrayList<>());
+        }
+        NamespaceDump dump;
+        try {
+            dump = new LiveDumper(executor, scanClient).dumpOne(d);
+        } catch (IOException e) {
+            synchronized (lock) {
+                pending.remove(d.id());
+                byHostNsid.remove(hostNsid, d.id());
+            }
+            log.debug("namespace {} vanished while being read: {}", d.id(), e.getMessage());
+            return;
+        }
+        synchronized (lock) {
+            List<NlMessage> replay = pending.remove(d.id());
+            NamespaceBuilder b = fromDump(dump, new ArrayList<>());
+            for (NlMessage m : replay) {
+                try {
+                    if (m.type() != Rtnl.RTM_NEWNSID && m.type() != Rtnl.RTM_DELNSID) {
+                        b.apply(m, e -> null);
+                    }
+                } catch (MalformedException e) {
+                    decodeErrors.incrementAndGet();
+                }
+            }
+            state.put(d.id(), b);
+            paths.put(d.id(), d.path());
+            // The host's own table gained an nsid for it: re-read so that host links can point there.
+            NamespaceBuilder hostState = state.get(host);
+            rereadPeers(hostState);
+            generation++;
+            publish(current.with(generation, List.of(b.toState(), hostState.toState()), List.of()), System.nanoTime());
+        }
+    }
+
+    private void tryResync() {
+        try {
+            resync();
+        } catch (IOException e) {
+            log.warn("re-reading the topology failed: {}", e.getMessage());
+            sleepQuietly(500);
+        }
+    }
+
+    private static void sleepQuietly(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Override
+    public void close() {
+        running = false;
+        try {
+            if (inotify != null) {
+                inotify.close();
+            }
+        } catch (IOException e) {
+            log.debug("closing inotify: {}", e.getMessage());
+        }
+        if (scanThread != null) {
+            scanThread.interrupt();
+        }
+        for (Thread t : new Thread[] {eventThread, scanThread}) {
+            if (t != null) {
+                try {
+                    t.join(2000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        if (events != null) {
+            events.close();
+        }
+        if (eventsClient != null) {
+            eventsClient.close();
+        }
+        if (scanClient != null) {
+            scanClient.close();
+        }
+    }
+}

@@ -1,0 +1,122 @@
+package io.cmdemux.namespaces;
+
+import static io.cmdemux.namespaces.testkit.Host.bash;
+import static io.cmdemux.namespaces.testkit.Host.sh;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cmdemux.namespaces.testkit.Netns;
+import io.cmdemux.netdev.InetAddresses;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The watcher against real changes made with iproute2. Needs root. */
+class TopologyWatcherAsRootTest {
+    private Netns ns;
+    private NetnsExecutor exec;
+    private TopologyWatcher watcher;
+
+    @BeforeEach
+    void start() throws Exception {
+        ns = new Netns("tw");
+        exec = new NetnsExecutor(2);
+        watcher = new TopologyWatcher(new NetnsDiscovery(), exec);
+        watcher.start();
+    }
+
+    @AfterEach
+    void stop() {
+        if (watcher != null) {
+            watcher.close();
+        }
+        if (exec != null) {
+            exec.close();
+        }
+        ns.close();
+    }
+
+    /** Waits (up to 5 s) for a published generation in which the condition holds. */
+    private TopologySnapshot await(String what, Predicate<TopologySnapshot> condition) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 5000;
+        TopologySnapshot s = watcher.current();
+        while (!condition.test(s)) {
+            long left = deadline - System.currentTimeMillis();
+            if (left <= 0) {
+                throw new AssertionError("within 5 s the watcher never showed: " + what + " (generation " + s.generation() + ")");
+            }
+            TopologySnapshot next = watcher.awaitNewer(s.generation(), left);
+            s = next == null ? watcher.current() : next;
+        }
+        return s;
+    }
+
+    private static Optional<NetnsState> netns(TopologySnapshot s, String name) {
+        return s.findNamespace(name);
+    }
+
+    private static boolean has(TopologySnapshot s, String netns, String link) {
+        return netns(s, netns).map(st -> st.linkByName(link) != null).orElse(false);
+    }
+
+    @Test
+    void newNamespaceAndAMacvlanMovedIntoItAppearInANewGeneration() throws Exception {
+        long g0 = watcher.current().generation();
+        String pod = ns.add("pod");
+        String up = ns.hostLink("up");
+        bash("ip link add " + up + " type veth peer name " + ns.name("upp") + " && ip link add " + ns.name("mv")
+                + " link " + up + " type macvlan mode bridge && ip link set " + ns.name("mv") + " netns " + pod);
+        TopologySnapshot s = await("macvlan in " + pod, t -> has(t, pod, ns.name("mv")));
+        assertThat(s.generation()).isGreaterThan(g0);
+        // the move left no stale copy in the host, and the parent resolves across namespaces
+        assertThat(s.hostState().linkByName(ns.name("mv"))).isNull();
+        NetnsState p = s.findNamespace(pod).orElseThrow();
+        LinkRef mv = new LinkRef(p.id(), p.linkByName(ns.name("mv")).ifindex());
+        assertThat(s.parentOf(mv)).contains(new LinkRef(s.host(), s.hostState().linkByName(up).ifindex()));
+    }
+
+    @Test
+    void linkMovedBetweenNamespacesLeavesNoStaleEntry() throws Exception {
+        String a = ns.add("a");
+        String b = ns.add("b");
+        bash("ip -n " + a + " link add " + ns.name("v") + " type veth peer name " + ns.name("vp"));
+        await("veth in " + a, t -> has(t, a, ns.name("v")));
+        sh("ip", "-n", a, "link", "set", ns.name("v"), "netns", b);
+        TopologySnapshot s = await("veth moved to " + b, t -> has(t, b, ns.name("v")) && !has(t, a, ns.name("v")));
+        assertThat(has(s, a, ns.name("vp"))).isTrue();
+    }
+
+    @Test
+    void deletedNamespaceDisappears() throws Exception {
+        String gone = ns.add("gone");
+        await(gone + " appears", t -> netns(t, gone).isPresent());
+        sh("ip", "netns", "del", gone);
+        ns.forget(gone);
+        await(gone + " disappears", t -> netns(t, gone).isEmpty());
+    }
+
+    @Test
+    void ipv6AddressAddAndRemoveAreSeen() throws Exception {
+        String pod = ns.add("v6");
+        await(pod + " appears", t -> netns(t, pod).isPresent());
+        sh("ip", "-n", pod, "addr", "add", "2001:db8:5::7/64", "dev", "lo");
+        var addr = InetAddresses.parse("2001:db8:5::7");
+        TopologySnapshot s = await("2001:db8:5::7 in " + pod, t -> netns(t, pod).get().addresses().stream().anyMatch(x -> x.address().equals(addr)));
+        assertThat(s.byIp(addr)).extracting(r -> r.link().netns()).containsExactly(netns(s, pod).get().id());
+        sh("ip", "-n", pod, "addr", "del", "2001:db8:5::7/64", "dev", "lo");
+        s = await("2001:db8:5::7 removed", t -> netns(t, pod).get().addresses().stream().noneMatch(x -> x.address().equals(addr)));
+        assertThat(s.byIp(addr)).isEmpty();
+    }
+
+    @Test
+    void renameIsSeenAndTheOldNameIsGone() throws Exception {
+        String pod = ns.add("rn");
+        sh("ip", "-n", pod, "link", "add", "before", "type", "veth", "peer", "name", "peer0");
+        await("before", t -> has(t, pod, "before"));
+        sh("ip", "-n", pod, "link", "set", "before", "name", "after");
+        TopologySnapshot s = await("after", t -> has(t, pod, "after"));
+        assertThat(has(s, pod, "before")).isFalse();
+        assertThat(netns(s, pod).get().linkByName("after").kind()).isEqualTo("veth");
+    }
+}
