@@ -74,6 +74,11 @@ final class Native {
         return Memory.allocateDirect(RUNTIME, size, true);
     }
 
+    /** For buffers that are always written before they are read: skips zeroing them. */
+    static Pointer allocateUncleared(int size) {
+        return Memory.allocateDirect(RUNTIME, size, false);
+    }
+
     static int openNamespace(String path) throws NativeException {
         return check(LIBC.open(path, O_RDONLY | O_CLOEXEC), "open(" + path + ")");
     }

@@ -43,9 +43,9 @@ public final class NetlinkSocket implements AutoCloseable {
         this.protocol = protocol;
         this.portId = portId;
         this.recvCapacity = recvCapacity;
-        this.recvBuf = Native.allocate(recvCapacity);
-        this.sendCapacity = 64 * 1024;
-        this.sendBuf = Native.allocate(sendCapacity);
+        this.recvBuf = Native.allocateUncleared(recvCapacity);
+        this.sendCapacity = 8 * 1024;
+        this.sendBuf = Native.allocateUncleared(sendCapacity);
         this.kernelAddr = Native.allocate(SOCKADDR_NL_SIZE);
         kernelAddr.putShort(0, (short) Native.AF_NETLINK);
         this.msghdr = Native.allocate(MSGHDR_SIZE + IOVEC_SIZE + SOCKADDR_NL_SIZE + 4 + CMSG_SPACE);
@@ -67,7 +67,8 @@ public final class NetlinkSocket implements AutoCloseable {
             IntByReference len = new IntByReference(SOCKADDR_NL_SIZE);
             Native.check(Native.LIBC.getsockname(fd, addr, len), "getsockname(AF_NETLINK)");
             int portId = addr.getInt(4);
-            NetlinkSocket s = new NetlinkSocket(fd, protocol, portId, 256 * 1024);
+            // The kernel sizes dump skbs at 32 KiB at most (netlink_dump); MSG_TRUNC still catches anything larger.
+            NetlinkSocket s = new NetlinkSocket(fd, protocol, portId, 64 * 1024);
             // Extended acks make the kernel's error strings reach our exceptions; best effort on old kernels.
             s.setIntOption(Native.SOL_NETLINK, NETLINK_EXT_ACK, 1, true);
             return s;

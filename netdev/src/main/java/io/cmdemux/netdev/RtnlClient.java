@@ -40,11 +40,9 @@ public final class RtnlClient implements AutoCloseable {
         return dump("RTM_GETADDR", s -> Rtnl.getAddrDump(s));
     }
 
-    /** Routes of every table, IPv4 and IPv6. */
+    /** Routes of every table and family in one dump (AF_UNSPEC makes rtnl_dump_all walk them all). */
     public List<NlMessage> dumpRoutes() throws IOException {
-        List<NlMessage> all = new ArrayList<>(dump("RTM_GETROUTE(AF_INET)", s -> Rtnl.getRouteDump(s, Rtnl.AF_INET)));
-        all.addAll(dump("RTM_GETROUTE(AF_INET6)", s -> Rtnl.getRouteDump(s, Rtnl.AF_INET6)));
-        return all;
+        return dump("RTM_GETROUTE", s -> Rtnl.getRouteDump(s, Rtnl.AF_UNSPEC));
     }
 
     public List<NlMessage> dumpNsids(OptionalInt targetNsid) throws IOException {
