@@ -1,0 +1,44 @@
+package io.cmdemux.ingress.resolve;
+
+import io.cmdemux.namespaces.LinkRef;
+import io.cmdemux.namespaces.NetnsId;
+import java.util.List;
+
+/**
+ * What happens to a connection request, and why.
+ *
+ * @param rejectReason the CM REJ reason (8 or 28 from the resolver) when the outcome is REJECT
+ * @param dropReason why the request is silently dropped, when the outcome is DROP
+ * @param netdev the final net device, or null (AF_IB, or none found)
+ * @param netns the namespace the request belongs to, or null when none was reached
+ */
+public record Decision(
+        Outcome outcome,
+        Integer rejectReason,
+        String dropReason,
+        LinkRef netdev,
+        NetnsId netns,
+        Listener listener,
+        ResolverMode mode,
+        List<TraceStep> trace,
+        long topologyGeneration) {
+
+    public enum Outcome { DELIVER, REJECT, DROP }
+
+    // IBTA Table 112 / enum ib_cm_rej_reason
+    public static final int REJ_INVALID_SERVICE_ID = 8;
+    public static final int REJ_CONSUMER_DEFINED = 28;
+
+    public Decision {
+        trace = List.copyOf(trace);
+    }
+
+    /** The same answer, ignoring the trace wording: outcome, reason, netdev, namespace, listener. */
+    public boolean sameAnswer(Decision o) {
+        return outcome == o.outcome
+                && java.util.Objects.equals(rejectReason, o.rejectReason)
+                && java.util.Objects.equals(netdev, o.netdev)
+                && java.util.Objects.equals(netns, o.netns)
+                && java.util.Objects.equals(listener, o.listener);
+    }
+}

@@ -1,0 +1,43 @@
+package io.cmdemux.ingress.resolve;
+
+import io.cmdemux.namespaces.NetnsId;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.util.Objects;
+
+/**
+ * One rdma_cm listener: an rdma_bind_addr + rdma_listen in some namespace.
+ *
+ * @param address the bound address; null for an AF_IB listener
+ * @param afonly IPV6_V6ONLY semantics for a wildcard IPv6 listener (rdma_set_afonly)
+ * @param boundIfindex bound_dev_if (the interface an IPv6 link-local bind names), 0 for none
+ * @param bindOrder larger means bound later; the kernel's bind list puts the newest first
+ * @param device the RDMA device the listener is attached to, null for a wildcard listener
+ *     (which the kernel clones onto every device the namespace may use)
+ * @param owner who registered it, for traces: a consumer id or "cli"
+ */
+public record Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress address, boolean afonly,
+        int boundIfindex, long bindOrder, String device, String owner) {
+
+    public Listener {
+        Objects.requireNonNull(netns, "netns");
+        Objects.requireNonNull(portSpace, "portSpace");
+    }
+
+    public boolean afIb() {
+        return address == null;
+    }
+
+    /** cma_any_addr: the zero address or loopback. */
+    public boolean anyAddress() {
+        return address != null && (address.isAnyLocalAddress() || address.isLoopbackAddress());
+    }
+
+    public int ipVersion() {
+        if (address instanceof Inet4Address) {
+            return 4;
+        }
+        return address instanceof Inet6Address ? 6 : 0;
+    }
+}

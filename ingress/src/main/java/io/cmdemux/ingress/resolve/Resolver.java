@@ -1,0 +1,627 @@
+package io.cmdemux.ingress.resolve;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.gid.GidEntry;
+import io.cmdemux.gid.RdmaDevice;
+import io.cmdemux.gid.RdmaPort;
+import io.cmdemux.gid.RdmaTopology;
+import io.cmdemux.namespaces.LinkRef;
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.namespaces.TopologySnapshot;
+import io.cmdemux.netdev.Address;
+import io.cmdemux.netdev.HwAddr;
+import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.netdev.Link;
+import io.cmdemux.netdev.LinkInfo;
+import java.net.Inet6Address;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Deque;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+
+/**
+ * Resolver.resolve(state, meta, mode) → Decision: a pure function. KERNEL mode follows the Linux
+ * RDMA CM step by step (cm.c cm_req_handler, cma.c cma_ib_id_from_event, ipoib_main.c
+ * ipoib_get_net_dev_by_params); NETSTACK mode walks the synthesised packet up the receive path.
+ * Each step lands in the decision's trace with the kernel function it mirrors.
+ */
+public final class Resolver {
+    private Resolver() {}
+
+    public static Decision resolve(HostState state, PacketMeta meta, ResolverMode mode) {
+        return new Walk(state, meta, mode).run();
+    }
+
+    /** One resolution: holds the trace while it is built. */
+    private static final class Walk {
+        private final HostState state;
+        private final TopologySnapshot topo;
+        private final PacketMeta meta;
+        private final ResolverMode mode;
+        private final List<TraceStep> trace = new ArrayList<>();
+
+        Walk(HostState state, PacketMeta meta, ResolverMode mode) {
+            this.state = state;
+            this.topo = state.topology();
+            this.meta = meta;
+            this.mode = mode;
+        }
+
+        private void step(String step, String fn, String detail, List<String> candidates, String chosen, String why) {
+            trace.add(new TraceStep(step, fn, detail, candidates, chosen, why));
+        }
+
+        private Decision drop(String reason, LinkRef netdev) {
+            return new Decision(Decision.Outcome.DROP, null, reason, netdev, netdev == null ? null : netdev.netns(), null, mode, trace, topo.generation());
+        }
+
+        private Decision reject(int reason, LinkRef netdev, NetnsId ns) {
+            return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace, topo.generation());
+        }
+
+        Decision run() {
+            IngressKey key = meta.key();
+            Optional<RdmaDevice> device = state.rdma().device(key.device());
+            Optional<RdmaPort> portOpt = device.flatMap(d -> d.port(key.port()));
+            if (portOpt.isEmpty()) {
+                step("ingress-port", "ib_device lookup", key.device() + " port " + key.port(),
+                        state.rdma().devices().stream().map(RdmaDevice::name).toList(), null, "no such RDMA device or port");
+                return drop("no RDMA port " + key.device() + "/" + key.port() + " on this host", null);
+            }
+            RdmaPort port = portOpt.get();
+            step("ingress-port", "cm_recv_handler", key.device() + " port " + key.port() + (port.roce() ? " (RoCE)" : " (InfiniBand)")
+                    + ", P_Key 0x" + Integer.toHexString(meta.pkey()) + ", service ID 0x" + Long.toHexString(meta.serviceId()),
+                    List.of(), key.device() + "/" + key.port(), "the request arrived here");
+            if (meta.bthPkey() != meta.pkey()) {
+                step("pkey-mismatch", "cma_save_req_info", "BTH P_Key 0x" + Integer.toHexString(meta.bthPkey())
+                        + " vs REQ P_Key 0x" + Integer.toHexString(meta.pkey()), List.of(), null,
+                        "the kernel only warns (pr_warn_ratelimited) and goes on with the REQ's P_Key");
+            }
+
+            // 1. RoCE: the packet must match a GID entry, or cm_req_handler drops it before anything else.
+            GidEntry gidEntry = null;
+            if (port.roce()) {
+                gidEntry = matchGid(port);
+                if (gidEntry == null) {
+                    return drop("no GID entry on " + key.device() + "/" + key.port() + " matches " + meta.dgid()
+                            + " (" + meta.networkType().gidType().text() + vlanText() + "); the kernel sends nothing", null);
+                }
+            }
+
+            // 2. ib_cm: is anyone listening on this service ID on this device?
+            Optional<PortSpace> ps = meta.portSpace();
+            List<Listener> anyListener = ps.isEmpty() ? List.of()
+                    : state.listeners().listening(ps.get(), meta.port(), l -> deviceUsable(device.get(), l));
+            step("ib-cm-listen", "cm_match_req / cm_find_listen",
+                    "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.cliName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
+                    anyListener.stream().map(this::describe).toList(), anyListener.isEmpty() ? null : describe(anyListener.get(0)),
+                    anyListener.isEmpty() ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
+                            : "an ib_cm listener exists for this service ID on this device");
+            if (anyListener.isEmpty()) {
+                return reject(Decision.REJ_INVALID_SERVICE_ID, null, null);
+            }
+
+            // 3. The rdma_cm header.
+            if (meta.cmaVersion() != 0) {
+                step("cma-header", "cma_save_ip_info", "cma_version " + meta.cmaVersion(), List.of(), null,
+                        "cma_version must be 0: -EINVAL, the listener's handler fails and ib_cm sends REJ 28");
+                return reject(Decision.REJ_CONSUMER_DEFINED, null, null);
+            }
+
+            LinkRef netdev = null;
+            if (meta.afIb()) {
+                step("cma-header", "cma_save_ip_info", "IP version nibble " + meta.ipVersion(), List.of(), null,
+                        "not 4 or 6: -EAFNOSUPPORT, treated as an AF_IB request with no net device; the host namespace decides");
+            } else {
+                step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp()) + ":" + meta.srcPort()
+                        + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null, "an IP request");
+                netdev = mode == ResolverMode.KERNEL ? kernelNetdev(port, gidEntry) : netstackNetdev(port);
+                if (netdev == null) {
+                    if (mode == ResolverMode.NETSTACK && lastDropReason != null) {
+                        return drop(lastDropReason, null);
+                    }
+                    return reject(Decision.REJ_CONSUMER_DEFINED, null, null);
+                }
+                Link l = topo.link(netdev);
+                NetnsState ns = topo.namespace(netdev.netns());
+                if (l == null || ns == null) {
+                    step("net-dev", "dev_get_by_index", netdev.toString(), List.of(), null, "the net device is gone from the topology");
+                    return reject(Decision.REJ_CONSUMER_DEFINED, null, null);
+                }
+                if (!l.up()) {
+                    step("iff-up", "cma_ib_id_from_event", l.name() + " in " + ns.displayName(), List.of(), null,
+                            l.name() + " is not IFF_UP: -EHOSTUNREACH, REJ 28");
+                    return reject(Decision.REJ_CONSUMER_DEFINED, netdev, netdev.netns());
+                }
+                RouteCheck.Result rc = RouteCheck.validate(ns, l, meta.dstIp(), meta.srcIp());
+                step("validate-net-dev", "validate_net_dev", "route from " + text(meta.dstIp()) + " to " + text(meta.srcIp())
+                        + " with oif " + l.name() + " in " + ns.displayName(), List.of(), rc.ok() ? l.name() : null, rc.why());
+                if (!rc.ok()) {
+                    return reject(Decision.REJ_CONSUMER_DEFINED, netdev, netdev.netns());
+                }
+            }
+
+            // 4. The namespace and its bind list.
+            NetnsId nsId = netdev != null ? netdev.netns() : topo.host();
+            NetnsState ns = topo.namespace(nsId);
+            String nsName = ns == null ? nsId.toString() : ns.displayName();
+            step("netns", "cma_ps_find", netdev != null ? "dev_net(" + linkName(netdev) + ")" : "no net device: init_net",
+                    List.of(), nsName, netdev != null ? "the namespace of the final net device" : "AF_IB requests belong to the host namespace");
+            if (ps.isEmpty()) {
+                step("bind-list", "cma_ps_find", "service ID 0x" + Long.toHexString(meta.serviceId()), List.of(), null, "not an rdma_cm port space");
+                return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
+            }
+            List<Listener> bindList = state.listeners().bindList(nsId, ps.get(), meta.port());
+            if (bindList.isEmpty()) {
+                step("bind-list", "cma_ps_find", ps.get().cliName() + " port " + meta.port() + " in " + nsName, List.of(), null,
+                        "nobody listens there: cma_find_listener gets no bind list, -EINVAL, REJ 28");
+                return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
+            }
+
+            // 5. cma_find_listener: newest bind first.
+            List<String> tried = new ArrayList<>();
+            for (Listener l : bindList) {
+                String why = listenerMismatch(l, device.get(), netdev);
+                tried.add(describe(l) + (why == null ? "" : " — " + why));
+                if (why == null) {
+                    step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
+                            "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)");
+                    return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace, topo.generation());
+                }
+            }
+            step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, null,
+                    "no listener matches: -EINVAL, REJ 28");
+            return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
+        }
+
+        // ---- RoCE ----
+
+        /**
+         * ib_init_ah_attr_from_wc → get_sgid_index_from_eth → rdma_find_gid_by_filter: the lowest
+         * index whose GID and type match and whose ndev is a vlan device exactly when the frame was
+         * tagged, with the same VID.
+         */
+        private GidEntry matchGid(RdmaPort port) {
+            List<GidEntry> sorted = new ArrayList<>(port.gids());
+            sorted.sort(Comparator.comparingInt(GidEntry::index));
+            List<String> cands = new ArrayList<>();
+            GidEntry chosen = null;
+            for (GidEntry e : sorted) {
+                if (!e.gid().equals(meta.dgid())) {
+                    continue;
+                }
+                String why = null;
+                if (e.type() != meta.networkType().gidType()) {
+                    why = "type " + e.type().text();
+                } else if (meta.vlan().isPresent() != e.vlanId().isPresent()
+                        || (meta.vlan().isPresent() && meta.vlan().getAsInt() != e.vlanId().getAsInt())) {
+                    why = e.vlanId().isPresent() ? "ndev is vlan " + e.vlanId().getAsInt() : "ndev is not a vlan device";
+                }
+                cands.add("index " + e.index() + " ndev " + linkName(e.ndev()) + (why == null ? "" : " — " + why));
+                if (why == null && chosen == null) {
+                    chosen = e;
+                }
+            }
+            step("gid-match", "ib_init_ah_attr_from_wc / rdma_find_gid_by_filter",
+                    "destination " + meta.dgid() + ", " + meta.networkType().gidType().text() + vlanText(), cands,
+                    chosen == null ? null : "index " + chosen.index() + " (ndev " + linkName(chosen.ndev()) + ")",
+                    chosen == null ? "no entry matches: cm_req_handler fails in cm_init_av_for_response and sends nothing"
+                            : "the lowest matching index wins" + (cands.size() > 1 ? "; the others are shadowed" : ""));
+            return chosen;
+        }
+
+        private LinkRef kernelNetdev(RdmaPort port, GidEntry gidEntry) {
+            if (port.roce()) {
+                LinkRef ndev = gidEntry.ndev();
+                step("net-dev", "roce_get_net_dev_by_cm_event", "gid_attr ndev of index " + gidEntry.index(), List.of(),
+                        ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev");
+                return ndev;
+            }
+            return ipoibNetdev(port);
+        }
+
+        // ---- IB: ipoib_get_net_dev_by_params ----
+
+        private LinkRef ipoibNetdev(RdmaPort port) {
+            OptionalInt pkeyIndex = port.pkeys().indexOf(meta.pkey());
+            step("pkey-index", "ib_find_cached_pkey", "P_Key 0x" + Integer.toHexString(meta.pkey()),
+                    port.pkeys().pkeys().stream().map(p -> String.format("0x%04x", p)).toList(),
+                    pkeyIndex.isPresent() ? "index " + pkeyIndex.getAsInt() : null,
+                    pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28");
+            if (pkeyIndex.isEmpty()) {
+                return null;
+            }
+            List<LinkRef> order = ipoibOrder(port);
+            // L2: pkey index and GID. Children share the parent's GID, so this is often ambiguous.
+            List<String> l2 = new ArrayList<>();
+            List<LinkRef> l2Matches = new ArrayList<>();
+            for (LinkRef d : order) {
+                Link l = topo.link(d);
+                boolean pk = ipoibPkeyIndex(port, l).equals(pkeyIndex);
+                boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
+                l2.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + (pk ? "" : " — P_Key index differs") + (gid ? "" : " — GID differs"));
+                if (pk && gid) {
+                    l2Matches.add(d);
+                    if (l2Matches.size() > 1) {
+                        break;
+                    }
+                }
+            }
+            if (l2Matches.size() == 1) {
+                LinkRef dev = l2Matches.get(0);
+                LinkRef result = topo.masterOf(dev).orElse(dev);
+                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2,
+                        linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)");
+                return result;
+            }
+            if (l2Matches.isEmpty()) {
+                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+                        "no IPoIB device matches: no net device, REJ 28");
+                return null;
+            }
+            step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+                    "two or more match: try the destination IP (L3 pass)");
+            // L3: the first matching device, or upper of it at any depth, that owns the IP in its own namespace.
+            List<String> l3 = new ArrayList<>();
+            LinkRef first = null;
+            int matches = 0;
+            for (LinkRef d : order) {
+                Link l = topo.link(d);
+                if (!ipoibPkeyIndex(port, l).equals(pkeyIndex) || !(meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l)))) {
+                    continue;
+                }
+                LinkRef owner = ownsIp(d) ? d : firstUpperOwning(d);
+                l3.add(l.name() + (owner == null ? " — neither it nor an upper holds " + text(meta.dstIp()) : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
+                if (owner != null) {
+                    matches++;
+                    if (first == null) {
+                        first = owner;
+                    }
+                    if (matches > 1) {
+                        break;
+                    }
+                }
+            }
+            step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3, first == null ? null : linkName(first),
+                    first == null ? "no device holds the address: no net device, REJ 28"
+                            : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address");
+            return first;
+        }
+
+        /** Parents on the port in list order, each followed depth-first by its IPoIB children. */
+        private List<LinkRef> ipoibOrder(RdmaPort port) {
+            List<LinkRef> out = new ArrayList<>();
+            for (LinkRef p : port.ipoibParents()) {
+                addWithChildren(p, out, new HashSet<>());
+            }
+            return out;
+        }
+
+        private void addWithChildren(LinkRef d, List<LinkRef> out, Set<LinkRef> seen) {
+            if (!seen.add(d) || topo.link(d) == null) {
+                return;
+            }
+            out.add(d);
+            List<LinkRef> kids = new ArrayList<>();
+            for (LinkRef c : topo.childrenOf(d)) {
+                Link l = topo.link(c);
+                if (l != null && l.info() instanceof LinkInfo.Ipoib) {
+                    kids.add(c);
+                }
+            }
+            // child_intfs is in creation order; ifindexes grow with creation.
+            kids.sort(Comparator.comparingInt(LinkRef::ifindex));
+            for (LinkRef c : kids) {
+                addWithChildren(c, out, seen);
+            }
+        }
+
+        private OptionalInt ipoibPkeyIndex(RdmaPort port, Link l) {
+            return port.pkeys().indexOf(ipoibPkey(l));
+        }
+
+        private static int ipoibPkey(Link l) {
+            return l.info() instanceof LinkInfo.Ipoib i ? i.pkey() : 0xffff;
+        }
+
+        /** The 20-byte IPoIB hardware address: 4 bytes of flags and QPN, then the GID. */
+        private static Gid ipoibGid(Link l) {
+            HwAddr mac = l.mac();
+            if (mac == null || mac.length() != 20) {
+                return Gid.ZERO;
+            }
+            return Gid.of(Arrays.copyOfRange(mac.bytes(), 4, 20));
+        }
+
+        /** netdev_walk_all_upper_dev_rcu: uppers depth-first, pre-order. */
+        private LinkRef firstUpperOwning(LinkRef dev) {
+            Deque<LinkRef> stack = new ArrayDeque<>();
+            Set<LinkRef> seen = new HashSet<>();
+            List<LinkRef> ups = sortedUppers(dev);
+            for (int i = ups.size() - 1; i >= 0; i--) {
+                stack.push(ups.get(i));
+            }
+            while (!stack.isEmpty()) {
+                LinkRef u = stack.pop();
+                if (!seen.add(u)) {
+                    continue;
+                }
+                if (ownsIp(u)) {
+                    return u;
+                }
+                List<LinkRef> more = sortedUppers(u);
+                for (int i = more.size() - 1; i >= 0; i--) {
+                    stack.push(more.get(i));
+                }
+            }
+            return null;
+        }
+
+        private List<LinkRef> sortedUppers(LinkRef dev) {
+            List<LinkRef> ups = new ArrayList<>(topo.uppersOf(dev));
+            ups.sort(Comparator.comparingInt(LinkRef::ifindex));
+            return ups;
+        }
+
+        /**
+         * inet_confirm_addr / ipv6_chk_addr(strict): the address is on this device in its own
+         * namespace; tentative IPv6 addresses do not count.
+         */
+        private boolean ownsIp(LinkRef dev) {
+            NetnsState ns = topo.namespace(dev.netns());
+            if (ns == null || meta.dstIp() == null) {
+                return false;
+            }
+            for (Address a : ns.addressesOf(dev.ifindex())) {
+                if (a.address().equals(meta.dstIp())) {
+                    boolean tentative = a.address() instanceof Inet6Address && (a.flags() & (Address.IFA_F_TENTATIVE | Address.IFA_F_DADFAILED)) != 0;
+                    return !tentative;
+                }
+            }
+            return false;
+        }
+
+        // ---- netstack mode ----
+
+        private String lastDropReason;
+
+        /**
+         * The receive path of the synthesised frame: bond (active slave only) → vlan by VID →
+         * macvlan by destination MAC → ipvlan by destination IP, until no upper claims the frame;
+         * then the device that owns the destination IP.
+         */
+        private LinkRef netstackNetdev(RdmaPort port) {
+            LinkRef dev;
+            if (port.roce()) {
+                dev = port.netdev();
+                if (dev == null || topo.link(dev) == null) {
+                    step("rx-start", "netif_receive_skb", "RoCE port net device", List.of(), null, "the port has no net device");
+                    return null;
+                }
+                step("rx-start", "netif_receive_skb", "frame to " + (meta.dmac() == null ? "(MAC unknown)" : meta.dmac().toString()) + vlanText(),
+                        List.of(), linkName(dev), "the port's net device receives the frame");
+            } else {
+                dev = ipoibRxDevice(port);
+                if (dev == null) {
+                    return null;
+                }
+            }
+            boolean vlanPending = meta.vlan().isPresent();
+            for (int hop = 0; hop < 16; hop++) {
+                Link l = topo.link(dev);
+                Optional<LinkRef> master = topo.masterOf(dev);
+                if (master.isPresent()) {
+                    Link m = topo.link(master.get());
+                    if (m != null && m.info() instanceof LinkInfo.Bond b) {
+                        boolean active = b.activeSlave() == 0 || b.activeSlave() == dev.ifindex() || b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP;
+                        step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")", List.of(),
+                                active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it");
+                        if (!active) {
+                            lastDropReason = "frame arrived on inactive bond slave " + l.name();
+                            return null;
+                        }
+                        dev = master.get();
+                        continue;
+                    }
+                    if (m != null && "bridge".equals(m.kind())) {
+                        boolean local = meta.dmac() != null && meta.dmac().equals(m.mac());
+                        step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(), local ? m.name() : null,
+                                local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it");
+                        if (!local) {
+                            lastDropReason = "bridged past " + m.name() + ": the frame is not for a local device";
+                            return null;
+                        }
+                        dev = master.get();
+                        continue;
+                    }
+                }
+                List<LinkRef> kids = new ArrayList<>(topo.childrenOf(dev));
+                kids.sort(Comparator.comparingInt(LinkRef::ifindex));
+                if (vlanPending) {
+                    LinkRef vdev = null;
+                    List<String> c = new ArrayList<>();
+                    for (LinkRef k : kids) {
+                        Link kl = topo.link(k);
+                        if (kl != null && kl.info() instanceof LinkInfo.Vlan v) {
+                            c.add(kl.name() + " vid " + v.id());
+                            if (v.id() == meta.vlan().getAsInt()) {
+                                vdev = k;
+                            }
+                        }
+                    }
+                    step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c, vdev == null ? null : linkName(vdev),
+                            vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame");
+                    if (vdev == null) {
+                        lastDropReason = "no vlan device for VID " + meta.vlan().getAsInt() + " on " + l.name();
+                        return null;
+                    }
+                    vlanPending = false;
+                    dev = vdev;
+                    continue;
+                }
+                LinkRef next = null;
+                List<String> c = new ArrayList<>();
+                String how = null;
+                for (LinkRef k : kids) {
+                    Link kl = topo.link(k);
+                    if (kl == null) {
+                        continue;
+                    }
+                    if (kl.info() instanceof LinkInfo.Macvlan) {
+                        boolean hit = meta.dmac() != null ? meta.dmac().equals(kl.mac()) : ownsIpOrUpper(k);
+                        c.add(kl.name() + " macvlan " + kl.mac());
+                        if (hit && next == null) {
+                            next = k;
+                            how = meta.dmac() != null ? "macvlan_handle_frame: destination MAC " + meta.dmac()
+                                    : "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
+                        }
+                    } else if (kl.info() instanceof LinkInfo.Ipvlan iv) {
+                        boolean hit = ownsIpOrUpper(k);
+                        c.add(kl.name() + " ipvlan " + iv.modeName());
+                        if (hit && next == null) {
+                            next = k;
+                            how = iv.mode() == LinkInfo.Ipvlan.MODE_L2
+                                    ? "ipvlan_handle_mode_l2: slaves share the master's MAC, so unicast frames are matched by IP"
+                                    : "ipvlan_handle_mode_l3: the slave that holds the destination IP";
+                        }
+                    }
+                }
+                if (next == null) {
+                    step("rx-final", "__netif_receive_skb_core", "on " + l.name(), c, l.name(),
+                            c.isEmpty() ? "no macvlan or ipvlan above it" : "no upper claims the frame; it stays on " + l.name());
+                    break;
+                }
+                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how);
+                dev = next;
+            }
+            // The frame now belongs to dev's stack; the IP layer delivers it locally only if dev holds the address.
+            if (ownsIp(dev)) {
+                return dev;
+            }
+            LinkRef owner = firstUpperOwning(dev);
+            step("rx-local", "ip_local_deliver", "destination " + text(meta.dstIp()) + " on " + linkName(dev), List.of(),
+                    owner == null ? null : linkName(owner), owner == null ? "the final device does not hold the address: not for this host" : "an upper device holds the address");
+            if (owner == null) {
+                lastDropReason = "the netstack's final device " + linkName(dev) + " does not hold " + text(meta.dstIp());
+            }
+            return owner;
+        }
+
+        /** IB in netstack mode: the IPoIB child whose P_Key and GID the packet names, else the parent. */
+        private LinkRef ipoibRxDevice(RdmaPort port) {
+            List<LinkRef> order = ipoibOrder(port);
+            List<String> c = new ArrayList<>();
+            List<LinkRef> hits = new ArrayList<>();
+            for (LinkRef d : order) {
+                Link l = topo.link(d);
+                boolean pk = (ipoibPkey(l) & 0x7fff) == (meta.pkey() & 0x7fff);
+                boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
+                c.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + (pk ? "" : " — P_Key differs") + (gid ? "" : " — GID differs"));
+                if (pk && gid) {
+                    hits.add(d);
+                }
+            }
+            LinkRef chosen = null;
+            if (hits.size() == 1) {
+                chosen = hits.get(0);
+            } else if (hits.size() > 1) {
+                for (LinkRef h : hits) {
+                    if (ownsIpOrUpper(h)) {
+                        chosen = h;
+                        break;
+                    }
+                }
+            }
+            step("rx-ipoib", "ipoib_ib_handle_rx_wc", "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
+                    chosen == null ? null : linkName(chosen),
+                    chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID");
+            if (chosen == null) {
+                lastDropReason = "no IPoIB device on " + meta.key().device() + "/" + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey());
+            }
+            return chosen;
+        }
+
+        private boolean ownsIpOrUpper(LinkRef d) {
+            return ownsIp(d) || firstUpperOwning(d) != null;
+        }
+
+        // ---- listeners ----
+
+        /** Whether the listener's namespace may use the device (rdma_dev_access_netns). */
+        private boolean deviceUsable(RdmaDevice dev, Listener l) {
+            if (l.device() != null && !l.device().equals(dev.name())) {
+                return false;
+            }
+            if (state.rdma().netnsMode() == RdmaTopology.NetnsMode.EXCLUSIVE && !dev.soft() && dev.netns() != null) {
+                return dev.netns().equals(l.netns());
+            }
+            return true;
+        }
+
+        /** Null when the listener takes the request; else why not (cma_match_private_data, cma_match_net_dev). */
+        private String listenerMismatch(Listener l, RdmaDevice dev, LinkRef netdev) {
+            if (meta.afIb()) {
+                if (!l.afIb()) {
+                    return "an IP listener cannot take an AF_IB request";
+                }
+            } else if (!l.afIb()) {
+                // An AF_IB listener matches any header (cma_match_private_data returns true for AF_IB).
+                boolean any = l.anyAddress();
+                if (!(any && !l.afonly())) {
+                    if (l.ipVersion() != meta.ipVersion()) {
+                        return "listens on IPv" + l.ipVersion() + ", the request is IPv" + meta.ipVersion();
+                    }
+                    if (!any && !l.address().equals(meta.dstIp())) {
+                        return "bound to " + text(l.address()) + ", not " + text(meta.dstIp());
+                    }
+                }
+            }
+            if (!deviceUsable(dev, l)) {
+                return l.device() != null ? "attached to device " + l.device() : "its namespace may not use " + dev.name() + " (exclusive netns mode)";
+            }
+            if (netdev != null && meta.dstIp() instanceof Inet6Address a6 && a6.isLinkLocalAddress()) {
+                if (!netdev.netns().equals(l.netns())) {
+                    return "IPv6 link-local: another namespace";
+                }
+                if (l.boundIfindex() != 0 && l.boundIfindex() != netdev.ifindex()) {
+                    return "IPv6 link-local: bound to ifindex " + l.boundIfindex() + ", the request came on " + netdev.ifindex();
+                }
+            }
+            return null;
+        }
+
+        // ---- text ----
+
+        private String describe(Listener l) {
+            NetnsState ns = topo.namespace(l.netns());
+            String where = ns == null ? l.netns().toString() : ns.displayName();
+            String addr = l.afIb() ? "AF_IB" : text(l.address());
+            return where + " " + addr + ":" + l.port() + "/" + l.portSpace().cliName() + (l.afonly() ? " afonly" : "")
+                    + (l.owner() == null ? "" : " (" + l.owner() + ")");
+        }
+
+        private String linkName(LinkRef r) {
+            if (r == null) {
+                return "none";
+            }
+            Link l = topo.link(r);
+            NetnsState ns = topo.namespace(r.netns());
+            return (l == null ? "ifindex " + r.ifindex() : l.name()) + "@" + (ns == null ? r.netns().toString() : ns.displayName());
+        }
+
+        private String vlanText() {
+            return meta.vlan().isPresent() ? ", VLAN " + meta.vlan().getAsInt() : ", untagged";
+        }
+
+        private static String text(java.net.InetAddress a) {
+            return a == null ? "-" : InetAddresses.toText(a);
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.cmdemux.ingress.resolve;
+
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.netdev.Link;
+import io.cmdemux.netdev.Route;
+import java.math.BigInteger;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * cma.c validate_net_dev on a namespace's routes: a lookup from our address to the peer's with
+ * oif = the net device must leave through that device. Since the fixes 27cfde795a96 (argument
+ * order) and "Use output interface for net_dev check" (flowi4_oif), the kernel asks exactly that.
+ */
+final class RouteCheck {
+    /** The default policy rules: local (pref 0), main (32766), default (32767); IPv6 has no default table. */
+    private static final int[] V4_TABLES = {Route.RT_TABLE_LOCAL, Route.RT_TABLE_MAIN, 253};
+    private static final int[] V6_TABLES = {Route.RT_TABLE_LOCAL, Route.RT_TABLE_MAIN};
+    private static final int RTN_THROW = 9;
+
+    record Result(boolean ok, String why) {}
+
+    private RouteCheck() {}
+
+    static Result validate(NetnsState ns, Link ndev, InetAddress ours, InetAddress peer) {
+        if (ours == null || peer == null || (ours instanceof Inet4Address) != (peer instanceof Inet4Address)) {
+            return new Result(false, "source and destination families differ");
+        }
+        return peer instanceof Inet4Address ? validate4(ns, ndev, (Inet4Address) ours, (Inet4Address) peer)
+                : validate6(ns, ndev, (Inet6Address) ours, (Inet6Address) peer);
+    }
+
+    /** validate_ipv4_net_dev: address sanity, then fib_lookup with flowi4_oif = ndev. */
+    private static Result validate4(NetnsState ns, Link ndev, Inet4Address ours, Inet4Address peer) {
+        for (Inet4Address a : new Inet4Address[] {ours, peer}) {
+            byte[] b = a.getAddress();
+            if (a.isMulticastAddress() || a.isLoopbackAddress() || b[0] == 0 || a.equals(BROADCAST)) {
+                return new Result(false, InetAddresses.toText(a) + " is multicast, broadcast, zeronet or loopback");
+            }
+        }
+        for (int table : V4_TABLES) {
+            // fib_table_lookup: longest prefix first; a reject type ends the lookup before nexthops are looked at.
+            for (Route r : candidates(ns, table, peer, 32)) {
+                if (r.type() == Route.RTN_UNREACHABLE || r.type() == Route.RTN_BLACKHOLE || r.type() == Route.RTN_PROHIBIT) {
+                    return new Result(false, describe(r, table) + " rejects the lookup");
+                }
+                if (r.type() == RTN_THROW) {
+                    break; // fib rules go on with the next table
+                }
+                if (leavesThrough(r, ndev.ifindex())) {
+                    return new Result(true, describe(r, table) + " leaves through " + ndev.name());
+                }
+                // fib_lookup_good_nhc: a nexthop on another device does not satisfy flowi4_oif; try shorter prefixes
+            }
+        }
+        return new Result(false, "no route to " + InetAddresses.toText(peer) + " leaves through " + ndev.name()
+                + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")");
+    }
+
+    /** validate_ipv6_net_dev: rt6_lookup(daddr=peer, saddr=ours, oif, strict for link-local) must end on ndev. */
+    private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer) {
+        boolean strict = peer.isLinkLocalAddress();
+        for (int table : V6_TABLES) {
+            List<Route> cands = candidates(ns, table, peer, 128);
+            int i = 0;
+            while (i < cands.size()) {
+                int len = cands.get(i).dstLen();
+                List<Route> node = new ArrayList<>();
+                while (i < cands.size() && cands.get(i).dstLen() == len) {
+                    node.add(cands.get(i++));
+                }
+                // rt6_device_match: prefer a route on oif; strict (link-local) lookups accept nothing else.
+                Route chosen = node.stream().filter(r -> r.oif() == ndev.ifindex()).findFirst().orElse(null);
+                if (chosen == null && !strict) {
+                    chosen = node.get(0);
+                }
+                if (chosen == null) {
+                    continue; // BACKTRACK to a shorter prefix
+                }
+                if (chosen.type() == Route.RTN_UNREACHABLE || chosen.type() == Route.RTN_BLACKHOLE || chosen.type() == Route.RTN_PROHIBIT) {
+                    return new Result(false, describe(chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
+                }
+                if (chosen.oif() == ndev.ifindex() || leavesThrough(chosen, ndev.ifindex())) {
+                    return new Result(true, describe(chosen, table) + " leaves through " + ndev.name());
+                }
+                return new Result(false, describe(chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
+            }
+        }
+        return new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""));
+    }
+
+    private static final Inet4Address BROADCAST = (Inet4Address) InetAddresses.parse("255.255.255.255");
+
+    /** Routes of one table whose prefix holds {@code ip}: longest prefix first, then lowest metric. */
+    private static List<Route> candidates(NetnsState ns, int table, InetAddress ip, int bits) {
+        List<Route> out = new ArrayList<>();
+        boolean v4 = ip instanceof Inet4Address;
+        for (Route r : ns.routes()) {
+            // The flow's TOS is 0, so routes with a TOS selector never match (fib_table_lookup, fa_tos).
+            if (r.table() != table || (r.family() == 2) != v4 || r.tos() != 0) {
+                continue;
+            }
+            if (r.dst() == null ? r.dstLen() == 0 : contains(r.dst(), r.dstLen(), ip, bits)) {
+                out.add(r);
+            }
+        }
+        out.sort(Comparator.comparingInt(Route::dstLen).reversed().thenComparingLong(r -> Integer.toUnsignedLong(r.priority())));
+        return out;
+    }
+
+    private static boolean contains(InetAddress net, int len, InetAddress ip, int bits) {
+        byte[] a = net.getAddress();
+        byte[] b = ip.getAddress();
+        if (a.length != b.length) {
+            return false;
+        }
+        BigInteger mask = len == 0 ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)
+                .xor(BigInteger.ONE.shiftLeft(bits - len).subtract(BigInteger.ONE));
+        return new BigInteger(1, a).and(mask).equals(new BigInteger(1, b).and(mask));
+    }
+
+    private static boolean leavesThrough(Route r, int ifindex) {
+        if (r.oif() == ifindex) {
+            return true;
+        }
+        return r.nexthops().stream().anyMatch(h -> h.ifindex() == ifindex);
+    }
+
+    private static String describe(Route r, int table) {
+        String t = table == Route.RT_TABLE_LOCAL ? "local" : table == Route.RT_TABLE_MAIN ? "main" : Integer.toString(table);
+        String dst = r.dst() == null ? "default" : InetAddresses.toText(r.dst()) + "/" + r.dstLen();
+        return "route " + dst + (r.oif() != 0 ? " dev#" + r.oif() : "") + " (table " + t + ", type " + r.type() + ")";
+    }
+}
