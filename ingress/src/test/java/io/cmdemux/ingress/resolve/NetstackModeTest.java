@@ -1,0 +1,97 @@
+package io.cmdemux.ingress.resolve;
+
+import static io.cmdemux.ingress.resolve.Fixtures.TCP_PORT;
+import static io.cmdemux.ingress.resolve.Fixtures.gid;
+import static io.cmdemux.ingress.resolve.Fixtures.listener;
+import static io.cmdemux.ingress.resolve.Fixtures.listeners;
+import static io.cmdemux.ingress.resolve.Fixtures.req;
+import static io.cmdemux.ingress.resolve.Fixtures.roce;
+import static io.cmdemux.ingress.resolve.Fixtures.vlanGid;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cmdemux.gid.RdmaTopology;
+import io.cmdemux.namespaces.LinkRef;
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.testkit.DumpBuilder;
+import io.cmdemux.netdev.LinkInfo;
+import java.util.List;
+import java.util.OptionalInt;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN.md §3: the netstack walk, and where it parts ways with the kernel's GID-table answer. */
+class NetstackModeTest {
+    private static final String MAC_A = "02:aa:00:00:00:0a";
+    private static final String MAC_B = "02:bb:00:00:00:0b";
+    private final DumpBuilder b = new DumpBuilder();
+    private final NetnsId host = b.host();
+    private final NetnsId a = b.pod("podA", 0);
+    private final NetnsId bb = b.pod("podB", 1);
+    private final LinkRef up0 = new LinkRef(host, 2);
+    private final LinkRef mvA = new LinkRef(a, 5);
+    private final LinkRef mvB = new LinkRef(bb, 6);
+
+    NetstackModeTest() {
+        b.link(host, 2, "up0").mac("02:00:00:00:00:02").add().addr(host, 2, "10.0.0.1/24");
+        b.link(a, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_A).add().addr(a, 5, "10.0.0.11/24");
+        b.link(bb, 6, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_B).add().addr(bb, 6, "10.0.0.12/24");
+    }
+
+    @Test
+    void macvlanIsChosenByDestinationMac() {
+        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(2, "10.0.0.11", mvA))), listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.0.0.11", "10.0.0.99", OptionalInt.empty(), MAC_A), ResolverMode.NETSTACK);
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
+        assertThat(d.netdev()).isEqualTo(mvA);
+        assertThat(d.trace()).extracting(TraceStep::step).contains("rx-start", "rx-upper");
+    }
+
+    @Test
+    void sameIpInTwoPodsIsWhereTheModesDisagree() {
+        b.addr(a, 5, "10.0.0.50/24").addr(bb, 6, "10.0.0.50/24");
+        RdmaTopology rdma = roce(up0, List.of(gid(4, "10.0.0.50", mvB), gid(5, "10.0.0.50", mvA)));
+        var s = new HostState(b.snapshot(1), rdma, listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
+        PacketMeta toA = req(Fixtures.DEV, "10.0.0.50", "10.0.0.99", OptionalInt.empty(), MAC_A);
+        Decision kernel = Resolver.resolve(s, toA, ResolverMode.KERNEL);
+        Decision netstack = Resolver.resolve(s, toA, ResolverMode.NETSTACK);
+        assertThat(kernel.netns()).isEqualTo(bb);
+        assertThat(netstack.netns()).isEqualTo(a);
+        assertThat(kernel.sameAnswer(netstack)).isFalse();
+    }
+
+    @Test
+    void ipvlanSlavesAreChosenByIpInEveryMode() {
+        b.link(a, 8, "ipv0").ipvlan(2, 0, LinkInfo.Ipvlan.MODE_L2).add().addr(a, 8, "10.2.0.11/24");
+        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(7, "10.2.0.11", new LinkRef(a, 8)))), listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.2.0.11", "10.2.0.99", OptionalInt.empty(), "02:00:00:00:00:02"), ResolverMode.NETSTACK);
+        assertThat(d.netdev()).isEqualTo(new LinkRef(a, 8));
+    }
+
+    @Test
+    void anInactiveBondSlaveDropsTheFrame() {
+        b.link(host, 20, "bond0").bond(LinkInfo.Bond.MODE_ACTIVEBACKUP, 22).add().addr(host, 20, "10.5.0.1/24");
+        b.link(host, 21, "eth1").bondSlave(20, false).add();
+        b.link(host, 22, "eth2").bondSlave(20, true).add();
+        RdmaTopology onBackup = roce(new LinkRef(host, 21), List.of(gid(1, "10.5.0.1", new LinkRef(host, 20))));
+        var s = new HostState(b.snapshot(1), onBackup, listeners(listener(host, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(s, req("10.5.0.1", "10.5.0.99"), ResolverMode.NETSTACK);
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.DROP);
+        RdmaTopology onActive = roce(new LinkRef(host, 22), List.of(gid(1, "10.5.0.1", new LinkRef(host, 20))));
+        d = Resolver.resolve(new HostState(b.snapshot(1), onActive, s.listeners()), req("10.5.0.1", "10.5.0.99"), ResolverMode.NETSTACK);
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
+        assertThat(d.netdev()).isEqualTo(new LinkRef(host, 20));
+    }
+
+    @Test
+    void vlanDevicesAreChosenByVid() {
+        // vlan 100 of up0, moved into pod A
+        b.link(a, 7, "v100").vlan(2, 0, 100).add().addr(a, 7, "10.1.0.11/24");
+        RdmaTopology rdma = roce(up0, List.of(vlanGid(6, "10.1.0.11", new LinkRef(a, 7), 100)));
+        var s = new HostState(b.snapshot(1), rdma, listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(100), null), ResolverMode.NETSTACK);
+        assertThat(d.trace()).extracting(TraceStep::step).contains("rx-vlan");
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
+        assertThat(d.netdev()).isEqualTo(new LinkRef(a, 7));
+        Decision wrongVid = Resolver.resolve(s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(7), null), ResolverMode.NETSTACK);
+        assertThat(wrongVid.outcome()).isEqualTo(Decision.Outcome.DROP);
+    }
+}
