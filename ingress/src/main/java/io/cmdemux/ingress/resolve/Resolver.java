@@ -120,7 +120,7 @@ public final class Resolver {
                 step("cma-header", "cma_save_ip_info", "IP version nibble " + meta.ipVersion(), List.of(), null,
                         "not 4 or 6: -EAFNOSUPPORT, treated as an AF_IB request with no net device; the host namespace decides");
             } else {
-                step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp()) + ":" + meta.srcPort()
+                step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp())
                         + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null, "an IP request");
                 netdev = mode == ResolverMode.KERNEL ? kernelNetdev(port, gidEntry) : netstackNetdev(port);
                 if (netdev == null) {
@@ -501,17 +501,27 @@ public final class Resolver {
                 step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how);
                 dev = next;
             }
-            // The frame now belongs to dev's stack; the IP layer delivers it locally only if dev holds the address.
-            if (ownsIp(dev)) {
-                return dev;
+            // The frame now belongs to dev's namespace. ip_route_input delivers it locally when the address is
+            // local anywhere in that namespace (Linux is a weak-host stack), not only on dev itself.
+            NetnsState ns = topo.namespace(dev.netns());
+            List<String> holders = new ArrayList<>();
+            if (ns != null && meta.dstIp() != null) {
+                for (Address a : ns.addresses()) {
+                    if (a.address().equals(meta.dstIp())) {
+                        Link h = ns.link(a.ifindex());
+                        holders.add(h == null ? "ifindex " + a.ifindex() : h.name());
+                    }
+                }
             }
-            LinkRef owner = firstUpperOwning(dev);
-            step("rx-local", "ip_local_deliver", "destination " + text(meta.dstIp()) + " on " + linkName(dev), List.of(),
-                    owner == null ? null : linkName(owner), owner == null ? "the final device does not hold the address: not for this host" : "an upper device holds the address");
-            if (owner == null) {
-                lastDropReason = "the netstack's final device " + linkName(dev) + " does not hold " + text(meta.dstIp());
+            step("rx-local", "ip_route_input / ip_local_deliver", "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev),
+                    holders, holders.isEmpty() ? null : linkName(dev),
+                    holders.isEmpty() ? "no device in that namespace holds the address: not for this host"
+                            : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway");
+            if (holders.isEmpty()) {
+                lastDropReason = "the netstack's final device " + linkName(dev) + " is in a namespace that does not hold " + text(meta.dstIp());
+                return null;
             }
-            return owner;
+            return dev;
         }
 
         /** IB in netstack mode: the IPoIB child whose P_Key and GID the packet names, else the parent. */

@@ -91,6 +91,8 @@ class NetstackModeTest {
         assertThat(d.trace()).extracting(TraceStep::step).contains("rx-vlan");
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 7));
+        Decision untagged = Resolver.resolve(s, req("10.1.0.11", "10.1.0.99"), ResolverMode.NETSTACK);
+        assertThat(untagged.outcome()).as("an untagged frame never reaches a vlan device").isEqualTo(Decision.Outcome.DROP);
         Decision wrongVid = Resolver.resolve(s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(7), null), ResolverMode.NETSTACK);
         assertThat(wrongVid.outcome()).isEqualTo(Decision.Outcome.DROP);
     }
