@@ -33,6 +33,12 @@ final class Native {
 
     // <sys/socket.h>, <linux/netlink.h>, <fcntl.h>, <sched.h>
     static final int AF_NETLINK = 16;
+    static final int AF_PACKET = 17;
+    static final int SOL_PACKET = 263;
+    static final int PACKET_AUXDATA = 8;
+    static final int PACKET_IGNORE_OUTGOING = 23;
+    static final int SO_ATTACH_FILTER = 26;
+    static final int ETH_P_ALL = 0x0003;
     static final int SOCK_RAW = 3;
     static final int SOCK_CLOEXEC = 0x80000;
     static final int SOL_SOCKET = 1;

@@ -1,0 +1,118 @@
+package io.cmdemux.netdev;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The RoCEv2 tap filter, judged by the kernel's own BPF: frames injected on one end of a veth
+ * pair arrive on the other, and only UDP to 4791 passes. Needs root (creates a veth pair).
+ */
+class PacketSocketAsRootTest {
+    private static String a;
+    private static String b;
+    private static int ifA;
+    private static int ifB;
+
+    @BeforeAll
+    static void veth() throws Exception {
+        String uid = new String(new ProcessBuilder("id", "-u").start().getInputStream().readAllBytes()).trim();
+        if (!uid.equals("0")) {
+            throw new AssertionError("this test needs root (it creates a veth pair)");
+        }
+        String tag = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
+        a = "cxps" + tag + "a";
+        b = "cxps" + tag + "b";
+        run("ip", "link", "add", a, "type", "veth", "peer", "name", b);
+        run("ip", "link", "set", a, "up");
+        run("ip", "link", "set", b, "up");
+        ifA = Integer.parseInt(java.nio.file.Files.readString(java.nio.file.Path.of("/sys/class/net/" + a + "/ifindex")).trim());
+        ifB = Integer.parseInt(java.nio.file.Files.readString(java.nio.file.Path.of("/sys/class/net/" + b + "/ifindex")).trim());
+    }
+
+    @AfterAll
+    static void cleanUp() throws Exception {
+        if (a != null) {
+            new ProcessBuilder("ip", "link", "del", a).start().waitFor();
+        }
+    }
+
+    private static void run(String... argv) throws Exception {
+        Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes());
+        if (p.waitFor() != 0) {
+            throw new AssertionError(String.join(" ", argv) + ": " + out);
+        }
+    }
+
+    /** Ethernet + IPv4 + UDP with the given ports (RFC 791/768 layouts); the payload carries a marker. */
+    static byte[] udp4(int vlan, int dport, int flagsFrag, int protocol, int marker) {
+        ByteBuffer f = ByteBuffer.allocate(64 + (vlan >= 0 ? 4 : 0));
+        f.put(new byte[] {2, 0, 0, 0, 0, 2}).put(new byte[] {2, 0, 0, 0, 0, 1});
+        if (vlan >= 0) {
+            f.putShort((short) 0x8100).putShort((short) vlan);
+        }
+        f.putShort((short) 0x0800);
+        f.put((byte) 0x45).put((byte) 0).putShort((short) 46).putShort((short) 1).putShort((short) flagsFrag).put((byte) 64).put((byte) protocol).putShort((short) 0);
+        f.put(new byte[] {(byte) 192, 0, 2, 1}).put(new byte[] {(byte) 192, 0, 2, 2});
+        f.putShort((short) 40000).putShort((short) dport).putShort((short) 26).putShort((short) 0);
+        f.putInt(marker);
+        return f.array();
+    }
+
+    static byte[] udp6(int dport, int nextHeader, int marker) {
+        ByteBuffer f = ByteBuffer.allocate(14 + 40 + 8 + 16);
+        f.put(new byte[] {2, 0, 0, 0, 0, 2}).put(new byte[] {2, 0, 0, 0, 0, 1}).putShort((short) 0x86dd);
+        f.putInt(0x60000000).putShort((short) 24).put((byte) nextHeader).put((byte) 64);
+        f.put(InetAddresses.parse("2001:db8::1").getAddress()).put(InetAddresses.parse("2001:db8::2").getAddress());
+        f.putShort((short) 40000).putShort((short) dport).putShort((short) 24).putShort((short) 0);
+        f.putInt(marker);
+        return f.array();
+    }
+
+    private static int marker(byte[] frame, boolean v6) {
+        ByteBuffer f = ByteBuffer.wrap(frame);
+        int off = f.getShort(12) == (short) 0x8100 ? 4 : 0;
+        return f.getInt(off + (v6 ? 14 + 40 + 8 : 14 + 20 + 8));
+    }
+
+    @Test
+    void onlyUdpToPort4791PassesTheFilterAndVlanTagsAreKept() throws Exception {
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300);
+                PacketSocket inject = PacketSocket.open(ifB, null, 300)) {
+            inject.send(udp4(-1, 4791, 0, 17, 1));        // pass
+            inject.send(udp4(-1, 53, 0, 17, 2));          // other port
+            inject.send(udp4(-1, 4791, 0, 6, 3));         // TCP to 4791
+            inject.send(udp4(-1, 4791, 0x2000 | 5, 17, 4)); // a fragment
+            inject.send(udp4(100, 4791, 0, 17, 5));       // tagged: pass, tag kept
+            inject.send(udp6(4791, 17, 6));               // pass
+            inject.send(udp6(4792, 17, 7));               // other port
+            List<Integer> seen = new ArrayList<>();
+            List<Integer> vlans = new ArrayList<>();
+            PacketSocket.Frame f;
+            while ((f = tap.receive()) != null) {
+                ByteBuffer bb = ByteBuffer.wrap(f.bytes());
+                boolean tagged = bb.getShort(12) == (short) 0x8100;
+                boolean v6 = bb.getShort(tagged ? 16 : 12) == (short) 0x86dd;
+                seen.add(marker(f.bytes(), v6));
+                vlans.add(tagged ? bb.getShort(14) & 0xfff : -1);
+            }
+            assertThat(seen).containsExactly(1, 5, 6);
+            assertThat(vlans).containsExactly(-1, 100, -1);
+        }
+    }
+
+    @Test
+    void framesWeSendAreNotReadBackOnTheSameSocket() throws Exception {
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300)) {
+            tap.send(udp4(-1, 4791, 0, 17, 9));
+            assertThat(tap.receive()).isNull();
+        }
+    }
+}
