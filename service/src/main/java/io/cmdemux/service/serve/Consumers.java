@@ -1,0 +1,44 @@
+package io.cmdemux.service.serve;
+
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.ingress.resolve.ListenerTable;
+import io.cmdemux.ingress.resolve.PacketMeta;
+
+/**
+ * The daemon's side of the control API, as the pipeline sees it: the listeners consumers have
+ * registered (each placed in the namespace the kernel proves for its connection), delivery of a
+ * request to the consumer that owns a listener, and the consumers' answers.
+ */
+public interface Consumers extends AutoCloseable {
+
+    /** The listeners now registered; a new generation on every change. */
+    ListenerTable listeners();
+
+    /**
+     * Hands a request to the consumer that registered {@code delivery.listener()}.
+     *
+     * @return false when that consumer is gone (its listeners are being removed)
+     */
+    boolean deliver(Delivery delivery);
+
+    /** Called when a consumer answers a delivered request with REJECT. */
+    void onReject(RejectHandler handler);
+
+    /**
+     * One request on its way to a consumer.
+     *
+     * @param traceId the daemon's id for this decision; a consumer's REJECT names it
+     * @param frame the RoCEv2 frame as it arrived (VLAN tag included)
+     */
+    record Delivery(long traceId, Listener listener, byte[] frame, PacketMeta meta, Decision decision) {}
+
+    @FunctionalInterface
+    interface RejectHandler {
+        /** @param ari additional rejection information, may be empty; @param privateData may be empty */
+        void reject(long traceId, int reason, byte[] ari, byte[] privateData);
+    }
+
+    @Override
+    void close();
+}
