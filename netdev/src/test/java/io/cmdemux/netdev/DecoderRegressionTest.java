@@ -1,10 +1,12 @@
 package io.cmdemux.netdev;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.Inet6Address;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Plain examples of decoder bugs found by the golden-bytes and fuzz tests, one per fix. */
@@ -31,6 +33,74 @@ class DecoderRegressionTest {
         Address a = Rtnl.decodeAddress(NlMessage.of(V4_MAPPED_IPV6_ADDRESS));
         assertThat(InetAddresses.parse("::ffff:10.1.2.3")).isInstanceOf(Inet6Address.class).isEqualTo(a.address());
         assertThat(InetAddresses.parse("10.1.2.3")).isNotEqualTo(a.address());
+    }
+
+    // ---- error offsets: relative to the datagram, pointing at the bad bytes ----
+
+    @Test
+    void linkErrorInSecondMessageOfDatagramPointsIntoThatMessage() {
+        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1).header(new byte[4]).toBytes(); // 20 bytes
+        byte[] link = new NlRequest(Rtnl.RTM_NEWLINK, NlMessage.NLM_F_MULTI, 1).header(new byte[Rtnl.IFINFOMSG_SIZE])
+                .string(Rtnl.IFLA_IFNAME, "x").toBytes();
+        // IFLA_IFNAME's rta_len (at 16 + 16 in the link message) claims 200 bytes.
+        ByteBuffer.wrap(link).order(ByteOrder.nativeOrder()).putShort(32, (short) 200);
+        byte[] datagram = new byte[done.length + link.length];
+        System.arraycopy(done, 0, datagram, 0, done.length);
+        System.arraycopy(link, 0, datagram, done.length, link.length);
+        List<NlMessage> ms = splitOrFail(datagram);
+        assertThat(ms.get(1).offset()).isEqualTo(20);
+        assertThatThrownBy(() -> Rtnl.decodeLink(ms.get(1))).isInstanceOf(MalformedException.class)
+                .extracting(e -> ((MalformedException) e).offset()).isEqualTo(20 + 32);
+    }
+
+    /** RTM_NEWROUTE: rtmsg at 16, RTA_MULTIPATH header at 28, payload at 32, nexthops of 16 bytes. */
+    private static byte[] multipathRoute(int secondHopLen, int firstGatewayLen) {
+        ByteBuffer hops = ByteBuffer.allocate(32).order(ByteOrder.nativeOrder());
+        hops.putShort((short) (8 + 4 + firstGatewayLen)).put((byte) 0).put((byte) 0).putInt(2)
+                .putShort((short) (4 + firstGatewayLen)).putShort((short) Rtnl.RTA_GATEWAY).put(new byte[] {10, 0, 0, 1});
+        hops.position(16);
+        hops.putShort((short) secondHopLen).put((byte) 0).put((byte) 0).putInt(3)
+                .putShort((short) 8).putShort((short) Rtnl.RTA_GATEWAY).put(new byte[] {10, 0, 0, 2});
+        byte[] rtmsg = {(byte) Rtnl.AF_INET, 0, 0, 0, (byte) 254, 3, 0, 1, 0, 0, 0, 0};
+        return new NlRequest(Rtnl.RTM_NEWROUTE, 0, 1).header(rtmsg).attr(Rtnl.RTA_MULTIPATH, hops.array()).toBytes();
+    }
+
+    @Test
+    void validMultipathRouteDecodesBothNexthops() throws Exception {
+        Route r = Rtnl.decodeRoute(NlMessage.of(multipathRoute(16, 4)));
+        assertThat(r.nexthops()).extracting(Route.Nexthop::ifindex).containsExactly(2, 3);
+    }
+
+    @Test
+    void badRtnexthopLengthIsReportedAtThatNexthopsOffsetInTheMessage() {
+        assertThatThrownBy(() -> Rtnl.decodeRoute(NlMessage.of(multipathRoute(4, 4))))
+                .isInstanceOf(MalformedException.class)
+                .extracting(e -> ((MalformedException) e).offset()).isEqualTo(32 + 16);
+    }
+
+    @Test
+    void shortGatewayInsideANexthopIsReportedAtItsOwnHeaderNotRelativeToTheMultipathPayload() {
+        // A 3-byte RTA_GATEWAY in the first nexthop: its header sits at 32 + 8.
+        assertThatThrownBy(() -> Rtnl.decodeRoute(NlMessage.of(multipathRoute(16, 3))))
+                .isInstanceOf(MalformedException.class)
+                .extracting(e -> ((MalformedException) e).offset()).isEqualTo(32 + 8);
+    }
+
+    @Test
+    void nsidMessageTooShortForAnyAttributeIsMalformedInsideItsOwnBytes() throws Exception {
+        byte[] b = new byte[17]; // nlmsghdr + a bare 1-byte rtgenmsg, as nlmsg_put(sizeof(struct rtgenmsg)) sizes it
+        ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).putInt(0, 17).putShort(4, (short) Rtnl.RTM_NEWNSID);
+        NlMessage m = NlMessage.of(b);
+        assertThatThrownBy(() -> Rtnl.decodeNsid(m)).isInstanceOf(MalformedException.class)
+                .extracting(e -> ((MalformedException) e).offset()).isEqualTo(NlMessage.HEADER_SIZE);
+    }
+
+    private static List<NlMessage> splitOrFail(byte[] datagram) {
+        try {
+            return NlMessage.split(ByteBuffer.wrap(datagram));
+        } catch (MalformedException e) {
+            throw new AssertionError(e);
+        }
     }
 
     /** struct ifaddrmsg: family, prefixlen, flags, scope, then the host-endian ifa_index. */
