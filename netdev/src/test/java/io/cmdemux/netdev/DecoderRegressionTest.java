@@ -95,6 +95,26 @@ class DecoderRegressionTest {
                 .extracting(e -> ((MalformedException) e).offset()).isEqualTo(NlMessage.HEADER_SIZE);
     }
 
+    // ---- NlMessage.split: a truncated trailing message is an error, not a shorter datagram ----
+
+    @Test
+    void datagramCutInsideTheSecondMessageHeaderIsMalformedNotOneMessage() {
+        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1).header(new byte[4]).toBytes(); // 20 bytes
+        byte[] cut = new byte[done.length + 10];
+        System.arraycopy(done, 0, cut, 0, done.length);
+        System.arraycopy(done, 0, cut, done.length, 10);
+        assertThatThrownBy(() -> NlMessage.split(ByteBuffer.wrap(cut))).isInstanceOf(MalformedException.class)
+                .extracting(e -> ((MalformedException) e).offset()).isEqualTo(20);
+    }
+
+    @Test
+    void lastMessageMayLackItsAlignmentPadding() throws Exception {
+        byte[] b = new byte[17]; // nlmsg_len 17, as NLMSG_LENGTH(sizeof(struct rtgenmsg)), no padding after it
+        ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).putInt(0, 17).putShort(4, (short) Rtnl.RTM_GETNSID);
+        assertThat(NlMessage.split(ByteBuffer.wrap(b))).hasSize(1);
+        assertThat(NlMessage.split(ByteBuffer.wrap(java.util.Arrays.copyOf(b, 19)))).hasSize(1);
+    }
+
     private static List<NlMessage> splitOrFail(byte[] datagram) {
         try {
             return NlMessage.split(ByteBuffer.wrap(datagram));
