@@ -128,9 +128,11 @@ public final class Attributes {
         return Short.toUnsignedInt(buf.getShort(fixed(type, 2)));
     }
 
-    /** A big-endian u16, e.g. IFLA_VLAN_PROTOCOL. */
+    /** A big-endian u16 (nla_put_be16), e.g. IFLA_VLAN_PROTOCOL, whatever the host's byte order. */
     public int be16(int type) throws MalformedException {
-        return Short.toUnsignedInt(Short.reverseBytes(buf.getShort(fixed(type, 2)))) & 0xffff;
+        int p = fixed(type, 2);
+        // Byte by byte: reversing a native-order read is only right on little-endian hosts.
+        return (Byte.toUnsignedInt(buf.get(p)) << 8) | Byte.toUnsignedInt(buf.get(p + 1));
     }
 
     public int u32(int type) throws MalformedException {
