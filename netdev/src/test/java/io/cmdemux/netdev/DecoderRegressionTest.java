@@ -115,6 +115,18 @@ class DecoderRegressionTest {
         assertThat(NlMessage.split(ByteBuffer.wrap(java.util.Arrays.copyOf(b, 19)))).hasSize(1);
     }
 
+    // ---- PcapReader: pcapng if_tsresol other than 6 and 9 ----
+
+    @Test
+    void pcapngMillisecondPicosecondAndBinaryResolutionsConvertToNanoseconds() {
+        // Worked by hand: 1,700,000,000,123 ms; 123,456,789,000,000 ps = 123.456789 s (beyond
+        // what tshark 4.0 converts without overflow); 1,700,000,000 * 1024 + 512 units of 2^-10 s.
+        assertThat(PcapReader.toNanos(1_700_000_000_123L, 3)).isEqualTo(1_700_000_000_123_000_000L);
+        assertThat(PcapReader.toNanos(123_456_789_000_000L, 12)).isEqualTo(123_456_789_000L);
+        assertThat(PcapReader.toNanos(1_700_000_000L * 1024 + 512, 0x80 | 10)).isEqualTo(1_700_000_000_500_000_000L);
+        assertThat(PcapReader.toNanos(1_700_000_000_123_456L, 6)).isEqualTo(1_700_000_000_123_456_000L);
+    }
+
     private static List<NlMessage> splitOrFail(byte[] datagram) {
         try {
             return NlMessage.split(ByteBuffer.wrap(datagram));
