@@ -70,6 +70,7 @@ class AddressRouteDumpVsIproute2AsRootTest {
         ipn("-6", "route", "add", "fd00:99::/48", "nexthop", "via", "fd00:61::2", "dev", "va", "weight", "2",
                 "nexthop", "via", "fd00:62::2", "dev", "vc");
         ipn("-6", "route", "add", "default", "via", "fd00:61::2", "dev", "va", "metric", "1024");
+        waitUntilSettled(List.of("va", "vb", "vc", "vd"));
 
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
         String dump = run("ip", "netns", "exec", ns, java, "-cp", System.getProperty("java.class.path"), RawDumpMain.class.getName());
@@ -94,6 +95,38 @@ class AddressRouteDumpVsIproute2AsRootTest {
         }
         for (JsonNode l : JSON.readTree(ipn("-j", "link", "show"))) {
             ifindexByName.put(l.get("ifname").asText(), l.get("ifindex").asInt());
+        }
+    }
+
+    /**
+     * A veth's carrier comes up through linkwatch, asynchronously and up to a second later; only
+     * then does IPv6 add its link-local address and its fe80::/64 and ff00::/8 routes. Wait for
+     * that, so that nothing changes between our dump and ip's.
+     */
+    private static void waitUntilSettled(List<String> devices) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            int ready = 0;
+            for (JsonNode link : JSON.readTree(ipn("-j", "addr", "show"))) {
+                boolean hasLinkLocal = false;
+                for (JsonNode ai : link.get("addr_info")) {
+                    hasLinkLocal |= ai.get("family").asText().equals("inet6") && ai.get("scope").asText().equals("link");
+                }
+                if (devices.contains(link.get("ifname").asText()) && link.get("operstate").asText().equals("UP") && hasLinkLocal) {
+                    ready++;
+                }
+            }
+            int mroutes = 0;
+            for (JsonNode r : JSON.readTree(ipn("-6", "-j", "route", "show", "table", "local"))) {
+                mroutes += r.get("dst").asText().equals("ff00::/8") ? 1 : 0;
+            }
+            if (ready == devices.size() && mroutes == devices.size()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("veths in " + ns + " not up with IPv6 link-local addresses after 20 s: " + ready + " of " + devices.size());
+            }
+            Thread.sleep(50);
         }
     }
 
