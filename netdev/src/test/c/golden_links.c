@@ -6,7 +6,8 @@
  * and the IFLA_* / IFA_* / RTA_* / NETNSA_* numbers.
  *
  * Messages are laid out the way the kernel's fill functions write them:
- *   links     net/core/rtnetlink.c rtnl_fill_ifinfo(), rtnl_link_fill() (IFLA_LINKINFO,
+ *   links     net/core/rtnetlink.c rtnl_fill_ifinfo() (mainline order, IFLA_LINK after
+ *             IFLA_LINK_NETNSID in rtnl_fill_link_netnsid()), rtnl_link_fill() (IFLA_LINKINFO,
  *             IFLA_INFO_DATA and IFLA_INFO_SLAVE_DATA without NLA_F_NESTED: nla_nest_start_noflag),
  *             rtnl_fill_prop_list() (IFLA_PROP_LIST with NLA_F_NESTED: nla_nest_start);
  *             kind data from ipvlan_nl_fillinfo(), bond_fill_info(), bond_fill_slave_info(),
@@ -147,7 +148,7 @@ struct link_desc {
     unsigned flags;            /* ifi_flags */
     unsigned char operstate;
     unsigned mtu;
-    int iflink;                /* IFLA_LINK is sent only when it differs from ifindex */
+    int iflink;                /* dev_get_iflink(): our own ifindex when there is no parent */
     int link_netnsid;          /* IFLA_LINK_NETNSID, or -1 when the parent is in our namespace */
     int master;                /* IFLA_MASTER, 0 for none */
     unsigned char addr[INFINIBAND_ALEN];
@@ -269,9 +270,9 @@ static void build_link(struct nlmsghdr *n, const struct link_desc *d)
     put_u32(n, IFLA_GSO_MAX_SEGS, 65535);
     put_u32(n, IFLA_GSO_MAX_SIZE, 65536);
     put_u32(n, IFLA_GRO_MAX_SIZE, 65536);
+    put_u32(n, IFLA_TSO_MAX_SIZE, 65536);
+    put_u32(n, IFLA_TSO_MAX_SEGS, 65535);
     put_u32(n, IFLA_NUM_RX_QUEUES, 1);
-    if (d->iflink != d->ifindex) /* nla_put_iflink() */
-        put_u32(n, IFLA_LINK, d->iflink);
     if (d->master) /* put_master_ifindex() */
         put_u32(n, IFLA_MASTER, d->master);
     put_u8(n, IFLA_CARRIER, (d->flags & IFF_LOWER_UP) ? 1 : 0);
@@ -279,7 +280,12 @@ static void build_link(struct nlmsghdr *n, const struct link_desc *d)
     put_u32(n, IFLA_CARRIER_CHANGES, 2);
     put_u32(n, IFLA_CARRIER_UP_COUNT, 1);
     put_u32(n, IFLA_CARRIER_DOWN_COUNT, 1);
-    put_u8(n, IFLA_PROTO_DOWN, 0);
+    put_u8(n, IFLA_PROTO_DOWN, 0); /* rtnl_fill_proto_down() */
+    { /* rtnl_fill_link_ifmap() */
+        struct rtnl_link_ifmap map;
+        memset(&map, 0, sizeof(map));
+        put(n, IFLA_MAP, &map, sizeof(map));
+    }
     if (d->addr_len) {
         put(n, IFLA_ADDRESS, d->addr, d->addr_len);
         put(n, IFLA_BROADCAST, d->brd, d->addr_len);
@@ -315,8 +321,13 @@ static void build_link(struct nlmsghdr *n, const struct link_desc *d)
         }
         nest_end(n, li);
     }
-    if (d->link_netnsid >= 0) /* rtnl_fill_link_netnsid() */
+    /* rtnl_fill_link_netnsid(): IFLA_LINK_NETNSID when the parent is in another namespace, then
+     * nla_put_iflink(), which sends IFLA_LINK when it differs from ifindex, or always (force) when
+     * there is a link-netnsid: across namespaces the two indexes may be equal. */
+    if (d->link_netnsid >= 0)
         put_s32(n, IFLA_LINK_NETNSID, d->link_netnsid);
+    if (d->link_netnsid >= 0 || d->iflink != d->ifindex)
+        put_u32(n, IFLA_LINK, d->iflink);
     { /* rtnl_fill_link_af(): an IFLA_AF_SPEC nest with an empty AF_INET entry, to step over */
         struct rtattr *af = nest(n, IFLA_AF_SPEC);
         struct rtattr *inet = nest(n, AF_INET);
@@ -381,7 +392,7 @@ static void emit_link(const struct link_desc *d)
     emit("link", d->name, n);
     printf("ifindex=%d ifname=%s arphrd=%u flags=0x%x operstate=%u mtu=%u", d->ifindex, d->ifname,
            d->arphrd, d->flags, d->operstate, d->mtu);
-    printf(" link=%d", d->iflink != d->ifindex ? d->iflink : 0);
+    printf(" link=%d", d->link_netnsid >= 0 || d->iflink != d->ifindex ? d->iflink : 0);
     if (d->link_netnsid >= 0)
         printf(" link_netnsid=%d", d->link_netnsid);
     else
