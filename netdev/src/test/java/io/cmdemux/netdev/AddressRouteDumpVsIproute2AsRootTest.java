@@ -4,19 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -30,8 +23,8 @@ import org.junit.jupiter.api.Test;
  * <p>The test makes its own namespace (cmdx-nt-RANDOM) with veths, IPv4 and IPv6 addresses
  * (secondary with a label, point-to-point peers, a v4-mapped IPv6 address) and routes (IPv4 and
  * IPv6 multipath, a table above 255, blackhole and unreachable). The raw dump is taken inside
- * the namespace by a child JVM started with {@code ip netns exec} ({@link RawDumpMain}), because
- * entering a namespace needs setns, which the namespaces module owns; the comparison is
+ * the namespace by a child JVM started with {@code ip netns exec} ({@link Iproute2#rawDump}),
+ * because entering a namespace needs setns, which the namespaces module owns; the comparison is
  * address by address and route by route against {@code ip -j addr show} and
  * {@code ip -d -j route show table all}. Links are compared by the namespaces module's tests.
  */
@@ -44,11 +37,11 @@ class AddressRouteDumpVsIproute2AsRootTest {
 
     @BeforeAll
     static void buildNamespaceAndDumpIt() throws Exception {
-        requireRootAndIproute2();
+        Iproute2.requireRootAndIproute2();
         ns = "cmdx-nt-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
-        run("ip", "netns", "add", ns);
+        Iproute2.run("ip", "netns", "add", ns);
         // No duplicate address detection: addresses must not change flags between our dump and ip's.
-        run("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0");
+        Iproute2.run("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0");
         ipn("link", "set", "lo", "up");
         ipn("link", "add", "va", "type", "veth", "peer", "name", "vb");
         ipn("link", "add", "vc", "type", "veth", "peer", "name", "vd");
@@ -72,16 +65,9 @@ class AddressRouteDumpVsIproute2AsRootTest {
         ipn("-6", "route", "add", "default", "via", "fd00:61::2", "dev", "va", "metric", "1024");
         waitUntilSettled(List.of("va", "vb", "vc", "vd"));
 
-        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        String dump = run("ip", "netns", "exec", ns, java, "-cp", System.getProperty("java.class.path"), RawDumpMain.class.getName());
-        HexFormat hex = HexFormat.of();
-        for (String line : dump.split("\n")) {
-            if (line.isBlank()) {
-                continue;
-            }
-            String[] f = line.split("\t");
-            NlMessage m = NlMessage.of(hex.parseHex(f[1]));
-            if (f[0].equals("addr")) {
+        for (Iproute2.Raw raw : Iproute2.rawDump(ns, "addr", "route")) {
+            NlMessage m = NlMessage.of(raw.bytes());
+            if (raw.what().equals("addr")) {
                 Address a = Rtnl.decodeAddress(m);
                 assertThat(a).as("RTM_NEWADDR of family v4/v6 only were asked for").isNotNull();
                 ourAddresses.add(a);
@@ -136,7 +122,7 @@ class AddressRouteDumpVsIproute2AsRootTest {
     @AfterAll
     static void deleteNamespace() throws Exception {
         if (ns != null) {
-            run("ip", "netns", "del", ns);
+            Iproute2.run("ip", "netns", "del", ns);
         }
     }
 
@@ -301,63 +287,7 @@ class AddressRouteDumpVsIproute2AsRootTest {
         }
     }
 
-    // ---- processes ----
-
-    private static void requireRootAndIproute2() throws IOException {
-        String uid;
-        try {
-            uid = run("id", "-u").trim();
-        } catch (AssertionError e) {
-            throw new AssertionError("cannot run id -u to check for root: " + e.getMessage(), e);
-        }
-        if (!uid.equals("0")) {
-            throw new AssertionError("this test creates network namespaces and must run as root (uid " + uid + ")");
-        }
-        try {
-            run("ip", "-V");
-        } catch (AssertionError e) {
-            throw new AssertionError("ip not runnable; install the package iproute2 (apt-get install -y iproute2): " + e.getMessage(), e);
-        }
-    }
-
     private static String ipn(String... args) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "-n", ns));
-        cmd.addAll(List.of(args));
-        return run(cmd.toArray(new String[0]));
-    }
-
-    private static String run(String... cmd) throws IOException {
-        Process p;
-        try {
-            p = new ProcessBuilder(cmd).start();
-        } catch (IOException e) {
-            throw new AssertionError(cmd[0] + " could not be started: " + e.getMessage(), e);
-        }
-        p.getOutputStream().close();
-        CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));
-        String out = readAll(p.getInputStream());
-        try {
-            if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new AssertionError(String.join(" ", cmd) + " did not finish within 120 s");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new AssertionError("interrupted", e);
-        }
-        if (p.exitValue() != 0) {
-            throw new AssertionError(String.join(" ", cmd) + " exited with " + p.exitValue() + ": " + err.join());
-        }
-        return out;
-    }
-
-    private static String readAll(InputStream in) {
-        try (in) {
-            ByteArrayOutputStream b = new ByteArrayOutputStream();
-            in.transferTo(b);
-            return b.toString(StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return Iproute2.ip(ns, args);
     }
 }

@@ -1,12 +1,13 @@
 package io.cmdemux.netdev;
 
 import java.util.HexFormat;
+import java.util.List;
 
 /**
- * Run in a network namespace by {@link AddressRouteDumpVsIproute2AsRootTest} (ip netns exec NS
- * java -cp ... io.cmdemux.netdev.RawDumpMain): opens an rtnetlink socket there, dumps addresses
- * and routes of every table, and prints each kernel message as "addr|route TAB hex". Entering a
- * namespace from the test JVM would need setns, which belongs to the namespaces module.
+ * Run in a network namespace by the root tests through {@link Iproute2#rawDump} (ip netns exec NS
+ * java -cp ... io.cmdemux.netdev.RawDumpMain link addr route): opens an rtnetlink socket there,
+ * makes the dumps named by its arguments (routes of every table) and prints each kernel message
+ * as "link|addr|route TAB hex".
  */
 public final class RawDumpMain {
     private RawDumpMain() {}
@@ -15,11 +16,17 @@ public final class RawDumpMain {
         HexFormat hex = HexFormat.of();
         StringBuilder out = new StringBuilder();
         try (RtnlClient c = RtnlClient.open()) {
-            for (NlMessage m : c.dumpAddresses()) {
-                out.append("addr\t").append(hex.formatHex(m.toBytes())).append('\n');
-            }
-            for (NlMessage m : c.dumpRoutes()) {
-                out.append("route\t").append(hex.formatHex(m.toBytes())).append('\n');
+            for (String what : args) {
+                List<NlMessage> ms;
+                switch (what) {
+                    case "link": ms = c.dumpLinks(); break;
+                    case "addr": ms = c.dumpAddresses(); break;
+                    case "route": ms = c.dumpRoutes(); break;
+                    default: throw new IllegalArgumentException("dump link, addr or route, not " + what);
+                }
+                for (NlMessage m : ms) {
+                    out.append(what).append('\t').append(hex.formatHex(m.toBytes())).append('\n');
+                }
             }
         }
         System.out.print(out);
