@@ -570,6 +570,15 @@ static void links(void)
         .macvlan_flags = 0,
     };
     emit_link(&mv);
+    /* The same, with the pod-side ifindex equal to the parent's: IFLA_LINK equals ifindex and is
+     * still sent, forced by the link-netnsid. */
+    struct link_desc mv_same = mv;
+    mv_same.name = "macvlan-in-pod-same-ifindex";
+    mv_same.ifindex = 3;
+    mv_same.iflink = 3;
+    mv_same.ifname = "net2";
+    mv_same.addr[5] = 0x67;
+    emit_link(&mv_same);
 
     /* A physical device with two alternative names (ip link property add ... altname). */
     struct link_desc alt = {

@@ -170,10 +170,14 @@ public final class Rtnl {
         List<String> alt = a.has(IFLA_PROP_LIST) ? a.nested(IFLA_PROP_LIST).allStrings(IFLA_ALT_IFNAME) : List.of();
         int mtu = a.has(IFLA_MTU) ? a.u32(IFLA_MTU) : 0;
         int parent = a.has(IFLA_LINK) ? a.s32(IFLA_LINK) : 0;
-        if (parent == ifindex) {
-            parent = 0; // iproute2 too hides a link that names itself (ipip, sit fallback devices)
-        }
         OptionalInt parentNsid = a.has(IFLA_LINK_NETNSID) ? OptionalInt.of(a.s32(IFLA_LINK_NETNSID)) : OptionalInt.empty();
+        // The kernel leaves IFLA_LINK out when it equals the link's own ifindex (nla_put_iflink),
+        // except with IFLA_LINK_NETNSID, where it forces it (rtnl_fill_link_netnsid): a parent in
+        // another namespace may well have our ifindex there. Only a same-namespace self-reference
+        // means "no parent".
+        if (parent == ifindex && parentNsid.isEmpty()) {
+            parent = 0;
+        }
         int master = a.has(IFLA_MASTER) ? a.u32(IFLA_MASTER) : 0;
         HwAddr mac = a.has(IFLA_ADDRESS) ? HwAddr.of(a.bytes(IFLA_ADDRESS)) : null;
         int operstate = a.has(IFLA_OPERSTATE) ? a.u8(IFLA_OPERSTATE) : 0;

@@ -127,6 +127,21 @@ class DecoderRegressionTest {
         assertThat(PcapReader.toNanos(1_700_000_000_123_456L, 6)).isEqualTo(1_700_000_000_123_456_000L);
     }
 
+    // ---- Link parent across namespaces with an equal ifindex ----
+
+    @Test
+    void parentInAnotherNamespaceWithOurOwnIfindexIsKept() throws Exception {
+        byte[] ifinfo = ByteBuffer.allocate(Rtnl.IFINFOMSG_SIZE).order(ByteOrder.nativeOrder()).putShort(2, (short) 1).putInt(4, 3).array();
+        byte[] podSide = new NlRequest(Rtnl.RTM_NEWLINK, NlMessage.NLM_F_MULTI, 1).header(ifinfo)
+                .string(Rtnl.IFLA_IFNAME, "net1")
+                .u32(Rtnl.IFLA_LINK_NETNSID, 0)
+                .u32(Rtnl.IFLA_LINK, 3)
+                .toBytes();
+        Link l = Rtnl.decodeLink(NlMessage.of(podSide));
+        assertThat(l.parentIfindex()).isEqualTo(3);
+        assertThat(l.parentNsid()).hasValue(0);
+    }
+
     private static List<NlMessage> splitOrFail(byte[] datagram) {
         try {
             return NlMessage.split(ByteBuffer.wrap(datagram));

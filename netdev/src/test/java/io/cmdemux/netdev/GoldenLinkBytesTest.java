@@ -26,7 +26,7 @@ class GoldenLinkBytesTest {
             "bond-slave-active", "bond-slave-backup", "bond-slave-veth",
             "vlan-8021q", "vlan-8021ad",
             "ipoib-parent", "ipoib-child",
-            "macvlan-in-pod", "altnames", "wireguard");
+            "macvlan-in-pod", "macvlan-in-pod-same-ifindex", "altnames", "wireguard");
 
     @Test
     void everyGoldenLinkMessageHasATest() {
@@ -190,7 +190,18 @@ class GoldenLinkBytesTest {
 
     @Test
     void macvlanInPodKeepsParentIfindexAndLinkNetnsid() throws Exception {
-        Golden g = GoldenMessages.get("macvlan-in-pod");
+        checkMacvlanInPod("macvlan-in-pod");
+    }
+
+    @Test
+    void macvlanInPodWhoseParentHasTheSameIfindexStillHasThatParent() throws Exception {
+        Link l = checkMacvlanInPod("macvlan-in-pod-same-ifindex");
+        assertThat(l.parentIfindex()).isEqualTo(l.ifindex());
+        assertThat(l.hasParent()).isTrue();
+    }
+
+    private static Link checkMacvlanInPod(String name) throws Exception {
+        Golden g = GoldenMessages.get(name);
         Expect e = g.expect();
         Link l = decode(g);
         assertCommon(l, e);
@@ -202,6 +213,7 @@ class GoldenLinkBytesTest {
         assertThat(m.flags()).isEqualTo(e.i("macvlan.flags"));
         assertNoSlave(l, e);
         e.assertAllChecked();
+        return l;
     }
 
     @Test
