@@ -1,5 +1,6 @@
 package io.cmdemux.netdev;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -127,9 +128,11 @@ public final class Attributes {
         return Short.toUnsignedInt(buf.getShort(fixed(type, 2)));
     }
 
-    /** A big-endian u16, e.g. IFLA_VLAN_PROTOCOL. */
+    /** A big-endian u16 (nla_put_be16), e.g. IFLA_VLAN_PROTOCOL, whatever the host's byte order. */
     public int be16(int type) throws MalformedException {
-        return Short.toUnsignedInt(Short.reverseBytes(buf.getShort(fixed(type, 2)))) & 0xffff;
+        int p = fixed(type, 2);
+        // Byte by byte: reversing a native-order read is only right on little-endian hosts.
+        return (Byte.toUnsignedInt(buf.get(p)) << 8) | Byte.toUnsignedInt(buf.get(p + 1));
     }
 
     public int u32(int type) throws MalformedException {
@@ -167,14 +170,18 @@ public final class Attributes {
         return new String(out, StandardCharsets.UTF_8);
     }
 
-    /** A 4- or 16-byte address. */
+    /**
+     * A 4-byte IPv4 or 16-byte IPv6 address. Sixteen bytes always give an {@link Inet6Address}, even
+     * ::ffff:a.b.c.d: InetAddress.getByAddress would turn that into an IPv4 address, but the kernel
+     * keeps it an IPv6 one (an AF_INET6 route or address) and iproute2 prints it as such.
+     */
     public InetAddress address(int type) throws MalformedException {
         int i = index(type);
         if (lengths[i] != 4 && lengths[i] != 16) {
             throw new MalformedException(headerOffsets[i], "attribute type " + type + " has " + lengths[i] + " bytes, not an IPv4 or IPv6 address");
         }
         try {
-            return InetAddress.getByAddress(bytes(type));
+            return lengths[i] == 16 ? Inet6Address.getByAddress(null, bytes(type), -1) : InetAddress.getByAddress(bytes(type));
         } catch (UnknownHostException e) {
             throw new AssertionError("4 or 16 bytes are always an address", e);
         }

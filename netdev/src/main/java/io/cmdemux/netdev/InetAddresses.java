@@ -88,6 +88,15 @@ public final class InetAddresses {
             if (a instanceof Inet6Address && v4) {
                 throw new IllegalArgumentException("not an IP address: " + text);
             }
+            if (a instanceof Inet4Address && !v4) {
+                // "::ffff:a.b.c.d" is an IPv6 literal; getByName would hand back the IPv4 address,
+                // unlike the decoder (Attributes.address) and the kernel.
+                byte[] mapped = new byte[16];
+                mapped[10] = (byte) 0xff;
+                mapped[11] = (byte) 0xff;
+                System.arraycopy(a.getAddress(), 0, mapped, 12, 4);
+                return Inet6Address.getByAddress(null, mapped, -1);
+            }
             return a;
         } catch (UnknownHostException e) {
             throw new IllegalArgumentException("not an IP address: " + text, e);

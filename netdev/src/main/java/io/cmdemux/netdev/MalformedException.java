@@ -18,4 +18,9 @@ public final class MalformedException extends Exception {
     public String reason() {
         return reason;
     }
+
+    /** The same error with its offset moved by {@code delta}, e.g. from a message to its datagram. */
+    public MalformedException shifted(int delta) {
+        return delta == 0 ? this : new MalformedException(offset + delta, reason);
+    }
 }

@@ -46,7 +46,10 @@ public final class NlMessage {
         this.pid = raw.getInt(12);
     }
 
-    /** Splits a datagram into its messages. */
+    /**
+     * Splits a datagram into its messages. The last message may lack its alignment padding; any
+     * other trailing bytes are a truncated message and throw.
+     */
     public static List<NlMessage> split(ByteBuffer datagram) throws MalformedException {
         ByteBuffer buf = datagram.duplicate().order(ByteOrder.nativeOrder());
         int base = buf.position();
@@ -65,8 +68,11 @@ public final class NlMessage {
             out.add(new NlMessage(one, pos - base));
             pos += align(len);
         }
-        if (pos < end && end - pos < HEADER_SIZE && out.isEmpty()) {
-            throw new MalformedException(pos - base, "datagram of " + (end - pos) + " bytes is shorter than a header");
+        // Fewer than 16 bytes after the last message can only be a message cut short: the kernel
+        // sends whole, aligned messages, and iproute2 rejects such a tail ("Remnant of size").
+        // Dropping it silently would turn a truncated dump or capture into a shorter valid one.
+        if (pos < end) {
+            throw new MalformedException(pos - base, (end - pos) + " bytes after the last message are shorter than a header");
         }
         return out;
     }

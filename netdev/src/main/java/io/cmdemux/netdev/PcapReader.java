@@ -4,6 +4,7 @@ import java.io.BufferedInputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
+import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
@@ -31,7 +32,8 @@ public final class PcapReader implements AutoCloseable {
     private long offset;
     private long index;
     private final List<Integer> ngLinktypes = new ArrayList<>();
-    private final List<Boolean> ngNanos = new ArrayList<>();
+    /** Per interface of the current section: its if_tsresol byte (6, microseconds, when absent). */
+    private final List<Integer> ngTsresol = new ArrayList<>();
 
     /** One record. {@code index} counts from 1, like tshark's frame numbers. */
     public record Record(long index, long fileOffset, int linktype, long timestampNanos, int originalLength, byte[] data) {}
@@ -105,7 +107,7 @@ public final class PcapReader implements AutoCloseable {
         checkBlockLength(total, offset - 12, 28);
         skip(total - 12);
         ngLinktypes.clear();
-        ngNanos.clear();
+        ngTsresol.clear();
     }
 
     private Record nextNg() throws IOException, MalformedException {
@@ -132,7 +134,7 @@ public final class PcapReader implements AutoCloseable {
                         throw new MalformedException((int) start, "interface description block too short");
                     }
                     ngLinktypes.add(Short.toUnsignedInt(b.getShort(0)));
-                    ngNanos.add(tsresolIsNanos(b));
+                    ngTsresol.add(tsresol(b));
                 }
                 case PCAPNG_EPB -> {
                     if (body.length < 20) {
@@ -151,7 +153,7 @@ public final class PcapReader implements AutoCloseable {
                     byte[] data = new byte[cap];
                     b.get(20, data);
                     index++;
-                    long nanosTs = ngNanos.get(iface) ? ts : ts * 1000;
+                    long nanosTs = toNanos(ts, ngTsresol.get(iface));
                     return new Record(index, start, ngLinktypes.get(iface), nanosTs, orig, data);
                 }
                 case PCAPNG_SPB -> {
@@ -172,8 +174,10 @@ public final class PcapReader implements AutoCloseable {
         }
     }
 
-    /** if_tsresol (option 9): 6 means microseconds (the default), 9 nanoseconds. */
-    private static boolean tsresolIsNanos(ByteBuffer b) {
+    private static final int TSRESOL_MICROS = 6;
+
+    /** The IDB's if_tsresol option (code 9), or 6 (microseconds) when it has none. */
+    private static int tsresol(ByteBuffer b) {
         int pos = 8;
         while (pos + 4 <= b.limit()) {
             int code = Short.toUnsignedInt(b.getShort(pos));
@@ -182,12 +186,38 @@ public final class PcapReader implements AutoCloseable {
                 break;
             }
             if (code == 9 && len >= 1 && pos + 5 <= b.limit()) {
-                return b.get(pos + 4) == 9;
+                return Byte.toUnsignedInt(b.get(pos + 4));
             }
             pos += 4 + ((len + 3) & ~3);
         }
-        return false;
+        return TSRESOL_MICROS;
     }
+
+    /**
+     * An EPB timestamp in if_tsresol units as nanoseconds. The pcapng spec: with bit 7 clear the
+     * unit is 10^-n s, with it set 2^-n s. Not just 6 and 9: tools write milliseconds (3),
+     * picoseconds (12) and binary fractions, and reading those as microseconds is off by powers of
+     * ten (tshark converts all of them).
+     */
+    static long toNanos(long ts, int tsresol) {
+        int n = tsresol & 0x7f;
+        if ((tsresol & 0x80) == 0) {
+            if (n <= 9) {
+                return ts * POW10[9 - n];
+            }
+            return n - 9 < POW10.length ? Long.divideUnsigned(ts, POW10[n - 9]) : 0;
+        }
+        if (n >= 64) {
+            return 0;
+        }
+        BigInteger nanos = new BigInteger(Long.toUnsignedString(ts)).multiply(BigInteger.valueOf(1_000_000_000L)).shiftRight(n);
+        return nanos.longValue();
+    }
+
+    private static final long[] POW10 = {
+            1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L,
+            10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L, 100_000_000_000_000L,
+            1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L, 1_000_000_000_000_000_000L};
 
     private void checkBlockLength(int total, long start, int min) throws MalformedException {
         if (total < min || total % 4 != 0 || total > MAX_RECORD + 64) {

@@ -142,8 +142,20 @@ public final class Rtnl {
 
     // ---- decoders ----
 
-    /** Decodes RTM_NEWLINK or RTM_DELLINK. */
+    // The decoders below work in offsets relative to the message; the public entry points move a
+    // MalformedException's offset to the datagram the message came from (NlMessage.offset()), the
+    // frame NlMessage.split reports its own errors in, so an offset always names the same byte.
+
+    /** Decodes RTM_NEWLINK or RTM_DELLINK. Error offsets are relative to the message's datagram. */
     public static Link decodeLink(NlMessage m) throws MalformedException {
+        try {
+            return link(m);
+        } catch (MalformedException e) {
+            throw e.shifted(m.offset());
+        }
+    }
+
+    private static Link link(NlMessage m) throws MalformedException {
         ByteBuffer b = m.raw();
         int base = NlMessage.HEADER_SIZE;
         requireLength(m, IFINFOMSG_SIZE);
@@ -152,16 +164,20 @@ public final class Rtnl {
         int flags = b.getInt(base + 8);
         Attributes a = Attributes.parse(b, base + IFINFOMSG_SIZE, b.limit());
         if (!a.has(IFLA_IFNAME)) {
-            throw new MalformedException(m.offset() + base, "link " + ifindex + " without IFLA_IFNAME");
+            throw new MalformedException(base, "link " + ifindex + " without IFLA_IFNAME");
         }
         String name = a.string(IFLA_IFNAME);
         List<String> alt = a.has(IFLA_PROP_LIST) ? a.nested(IFLA_PROP_LIST).allStrings(IFLA_ALT_IFNAME) : List.of();
         int mtu = a.has(IFLA_MTU) ? a.u32(IFLA_MTU) : 0;
         int parent = a.has(IFLA_LINK) ? a.s32(IFLA_LINK) : 0;
-        if (parent == ifindex) {
-            parent = 0; // iproute2 too hides a link that names itself (ipip, sit fallback devices)
-        }
         OptionalInt parentNsid = a.has(IFLA_LINK_NETNSID) ? OptionalInt.of(a.s32(IFLA_LINK_NETNSID)) : OptionalInt.empty();
+        // The kernel leaves IFLA_LINK out when it equals the link's own ifindex (nla_put_iflink),
+        // except with IFLA_LINK_NETNSID, where it forces it (rtnl_fill_link_netnsid): a parent in
+        // another namespace may well have our ifindex there. Only a same-namespace self-reference
+        // means "no parent".
+        if (parent == ifindex && parentNsid.isEmpty()) {
+            parent = 0;
+        }
         int master = a.has(IFLA_MASTER) ? a.u32(IFLA_MASTER) : 0;
         HwAddr mac = a.has(IFLA_ADDRESS) ? HwAddr.of(a.bytes(IFLA_ADDRESS)) : null;
         int operstate = a.has(IFLA_OPERSTATE) ? a.u8(IFLA_OPERSTATE) : 0;
@@ -225,6 +241,14 @@ public final class Rtnl {
 
     /** Decodes RTM_NEWADDR or RTM_DELADDR; null for families other than IPv4 and IPv6. */
     public static Address decodeAddress(NlMessage m) throws MalformedException {
+        try {
+            return address(m);
+        } catch (MalformedException e) {
+            throw e.shifted(m.offset());
+        }
+    }
+
+    private static Address address(NlMessage m) throws MalformedException {
         ByteBuffer b = m.raw();
         int base = NlMessage.HEADER_SIZE;
         requireLength(m, IFADDRMSG_SIZE);
@@ -241,7 +265,7 @@ public final class Rtnl {
         InetAddress addr = a.has(IFA_ADDRESS) ? address(a, IFA_ADDRESS, family) : null;
         InetAddress mine = local != null ? local : addr;
         if (mine == null) {
-            throw new MalformedException(m.offset() + base, "address on ifindex " + ifindex + " without IFA_LOCAL or IFA_ADDRESS");
+            throw new MalformedException(base, "address on ifindex " + ifindex + " without IFA_LOCAL or IFA_ADDRESS");
         }
         InetAddress peer = local != null && addr != null && !addr.equals(local) ? addr : null;
         int flags = a.has(IFA_FLAGS) ? a.u32(IFA_FLAGS) : flags8;
@@ -251,6 +275,14 @@ public final class Rtnl {
 
     /** Decodes RTM_NEWROUTE or RTM_DELROUTE; null for families other than IPv4 and IPv6. */
     public static Route decodeRoute(NlMessage m) throws MalformedException {
+        try {
+            return route(m);
+        } catch (MalformedException e) {
+            throw e.shifted(m.offset());
+        }
+    }
+
+    private static Route route(NlMessage m) throws MalformedException {
         ByteBuffer b = m.raw();
         int base = NlMessage.HEADER_SIZE;
         requireLength(m, RTMSG_SIZE);
@@ -271,28 +303,36 @@ public final class Rtnl {
         InetAddress dst = a.has(RTA_DST) ? address(a, RTA_DST, family) : null;
         int maxLen = family == AF_INET ? 32 : 128;
         if (dstLen > maxLen) {
-            throw new MalformedException(m.offset() + base + 1, "rtm_dst_len " + dstLen + " exceeds " + maxLen);
+            throw new MalformedException(base + 1, "rtm_dst_len " + dstLen + " exceeds " + maxLen);
         }
         int oif = a.has(RTA_OIF) ? a.u32(RTA_OIF) : 0;
         InetAddress gw = a.has(RTA_GATEWAY) ? address(a, RTA_GATEWAY, family) : null;
         InetAddress prefsrc = a.has(RTA_PREFSRC) ? address(a, RTA_PREFSRC, family) : null;
         int prio = a.has(RTA_PRIORITY) ? a.u32(RTA_PRIORITY) : 0;
-        List<Route.Nexthop> hops = a.has(RTA_MULTIPATH) ? decodeMultipath(a.payload(RTA_MULTIPATH), a.offsetOf(RTA_MULTIPATH), family) : List.of();
+        List<Route.Nexthop> hops = List.of();
+        if (a.has(RTA_MULTIPATH)) {
+            int from = a.offsetOf(RTA_MULTIPATH) + 4;
+            hops = decodeMultipath(b, from, from + a.length(RTA_MULTIPATH), family);
+        }
         return new Route(family, table, type, protocol, scope, tos, dst, dstLen, oif, gw, prefsrc, prio, hops);
     }
 
-    /** struct rtnexthop { u16 len; u8 flags; u8 hops; s32 ifindex; } followed by its attributes. */
-    private static List<Route.Nexthop> decodeMultipath(ByteBuffer p, int offset, int family) throws MalformedException {
+    /**
+     * The RTA_MULTIPATH payload in b[from, to): struct rtnexthop { u16 len; u8 flags; u8 hops; s32
+     * ifindex; } followed by its attributes, repeated. Parsed in place, so that error offsets are
+     * those of the message.
+     */
+    private static List<Route.Nexthop> decodeMultipath(ByteBuffer b, int from, int to, int family) throws MalformedException {
         List<Route.Nexthop> out = new ArrayList<>();
-        int pos = 0;
-        while (p.limit() - pos >= 8) {
-            int len = Short.toUnsignedInt(p.getShort(pos));
-            if (len < 8 || len > p.limit() - pos) {
-                throw new MalformedException(offset + pos, "rtnexthop length " + len + " out of bounds");
+        int pos = from;
+        while (to - pos >= 8) {
+            int len = Short.toUnsignedInt(b.getShort(pos));
+            if (len < 8 || len > to - pos) {
+                throw new MalformedException(pos, "rtnexthop length " + len + " out of bounds");
             }
-            int hops = Byte.toUnsignedInt(p.get(pos + 3));
-            int ifindex = p.getInt(pos + 4);
-            Attributes na = Attributes.parse(p, pos + 8, pos + len);
+            int hops = Byte.toUnsignedInt(b.get(pos + 3));
+            int ifindex = b.getInt(pos + 4);
+            Attributes na = Attributes.parse(b, pos + 8, pos + len);
             InetAddress gw = na.has(RTA_GATEWAY) ? address(na, RTA_GATEWAY, family) : null;
             out.add(new Route.Nexthop(ifindex, gw, hops + 1));
             pos += NlMessage.align(len);
@@ -302,10 +342,21 @@ public final class Rtnl {
 
     /** Decodes RTM_NEWNSID / RTM_DELNSID. */
     public static NsidEntry decodeNsid(NlMessage m) throws MalformedException {
+        try {
+            return nsid(m);
+        } catch (MalformedException e) {
+            throw e.shifted(m.offset());
+        }
+    }
+
+    private static NsidEntry nsid(NlMessage m) throws MalformedException {
         requireLength(m, 1);
-        Attributes a = Attributes.parse(m.raw(), NlMessage.HEADER_SIZE + RTGENMSG_SIZE, m.length());
+        // The rtgenmsg is one byte; attributes start at NLMSG_ALIGN of it. A message of 17 to 19
+        // bytes has room for none (and so lacks NETNSA_NSID), rather than a range past its end.
+        int attrs = Math.min(NlMessage.HEADER_SIZE + RTGENMSG_SIZE, m.length());
+        Attributes a = Attributes.parse(m.raw(), attrs, m.length());
         if (!a.has(NETNSA_NSID)) {
-            throw new MalformedException(m.offset() + NlMessage.HEADER_SIZE, "nsid record without NETNSA_NSID");
+            throw new MalformedException(NlMessage.HEADER_SIZE, "nsid record without NETNSA_NSID");
         }
         OptionalInt current = a.has(NETNSA_CURRENT_NSID) ? OptionalInt.of(a.s32(NETNSA_CURRENT_NSID)) : OptionalInt.empty();
         return new NsidEntry(a.s32(NETNSA_NSID), current);
@@ -313,7 +364,7 @@ public final class Rtnl {
 
     private static void requireLength(NlMessage m, int familyHeader) throws MalformedException {
         if (m.length() < NlMessage.HEADER_SIZE + familyHeader) {
-            throw new MalformedException(m.offset(), "message type " + m.type() + " of " + m.length()
+            throw new MalformedException(0, "message type " + m.type() + " of " + m.length()
                     + " bytes is shorter than its " + familyHeader + "-byte family header");
         }
     }
