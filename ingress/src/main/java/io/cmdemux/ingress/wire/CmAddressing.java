@@ -32,15 +32,12 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
     /** Classifies a request by its service ID and private data; never fails. */
     static CmAddressing of(long serviceIdValue, Octets privateData) {
         ServiceId sid = new ServiceId(serviceIdValue);
-        if (!sid.hasIpCmPrefix()) {
-            return new NativeIb(sid, "service ID " + sid + " is not an RDMA IP CM service ID");
-        }
         PortSpace ps = sid.portSpace();
-        if (ps == null) {
-            return new NativeIb(sid, String.format("port space 0x%04x is not an rdma_cm port space", sid.portSpaceCode()));
-        }
-        if (!ps.carriesIpHeader()) {
+        if (ps == PortSpace.IB) {
             return new NativeIb(sid, "port space IB");
+        }
+        if (!sid.isRdmaIpService()) {
+            return new NativeIb(sid, "service ID " + sid + " is not an rdma_cm IP service ID");
         }
         CmaHeader h;
         try {

@@ -2,12 +2,9 @@ package io.cmdemux.ingress.wire;
 
 /**
  * A CM service ID as rdma_cm builds it (rdma_get_service_id in drivers/infiniband/core/cma.c):
- * the prefix 0x0000000001 (IBTA Annex A11.2, RDMA IP CM service), the port space, the port.
+ * {@code (port space << 16) + port}, so an IP service ID has its top 32 bits zero.
  */
 public record ServiceId(long value) {
-    // include/rdma/rdma_cm_ib.h: RDMA_IB_IP_PS_MASK and the 0x0000000001 prefix of RDMA_IB_IP_PS_*
-    private static final long IP_CM_PREFIX_MASK = 0xFFFFFFFFFF000000L;
-    private static final long IP_CM_PREFIX = 0x0000000001000000L;
 
     public static ServiceId of(PortSpace space, int port) {
         Be.check("port", port, 16);
@@ -29,9 +26,13 @@ public record ServiceId(long value) {
         return (int) (value & 0xffff);
     }
 
-    /** Whether the ID carries the RDMA IP CM prefix of Annex A11. */
-    public boolean hasIpCmPrefix() {
-        return (value & IP_CM_PREFIX_MASK) == IP_CM_PREFIX;
+    /**
+     * Whether an rdma_cm IP listener can have this ID: top 32 bits zero and an IP port space (TCP, UDP,
+     * IPoIB). Such listeners register the exact ID with ib_cm, so nothing else reaches them.
+     */
+    public boolean isRdmaIpService() {
+        PortSpace ps = portSpace();
+        return (value >>> 32) == 0 && ps != null && ps.carriesIpHeader();
     }
 
     @Override
