@@ -21,33 +21,33 @@ public final class Icrc {
      * The caller has checked that the IP, UDP and BTH headers lie inside the array.
      */
     public static int compute(byte[] f, int l3, int ipHeaderLength, int end) {
-        CRC32 crc = new CRC32();
-        crc.update(PSEUDO_LRH, 0, PSEUDO_LRH.length);
-        int version = (f[l3] & 0xff) >>> 4;
-        if (version == 4) {
-            crc.update(f, l3, 1); // version, IHL
-            crc.update(0xff); // TOS
-            crc.update(f, l3 + 2, 6); // total length, ID, flags, fragment offset
-            crc.update(0xff); // TTL
-            crc.update(f, l3 + 9, 1); // protocol
-            crc.update(0xff); // header checksum
-            crc.update(0xff);
-            crc.update(f, l3 + 12, ipHeaderLength - 12 + 6); // addresses, options, UDP ports and length
+        // The masked headers go through one scratch copy, so the CRC runs as two bulk (intrinsic) passes;
+        // byte-at-a-time CRC32.update(int) calls cost ten times the whole frame's CRC.
+        int headers = ipHeaderLength + UDP_HEADER + Bth.SIZE;
+        byte[] h = new byte[PSEUDO_LRH.length + headers];
+        System.arraycopy(PSEUDO_LRH, 0, h, 0, PSEUDO_LRH.length);
+        System.arraycopy(f, l3, h, PSEUDO_LRH.length, headers);
+        int ip = PSEUDO_LRH.length;
+        if ((f[l3] & 0xf0) == 0x40) {
+            h[ip + 1] = (byte) 0xff; // TOS
+            h[ip + 8] = (byte) 0xff; // TTL
+            h[ip + 10] = (byte) 0xff; // header checksum
+            h[ip + 11] = (byte) 0xff;
         } else {
-            crc.update((f[l3] & 0xf0) | 0x0f); // version, traffic class high nibble
-            crc.update(0xff); // traffic class low nibble, flow label
-            crc.update(0xff);
-            crc.update(0xff);
-            crc.update(f, l3 + 4, 3); // payload length, next header
-            crc.update(0xff); // hop limit
-            crc.update(f, l3 + 8, ipHeaderLength - 8 + 6); // addresses, UDP ports and length
+            h[ip] |= 0x0f; // traffic class, high nibble
+            h[ip + 1] = (byte) 0xff; // traffic class low nibble, flow label
+            h[ip + 2] = (byte) 0xff;
+            h[ip + 3] = (byte) 0xff;
+            h[ip + 7] = (byte) 0xff; // hop limit
         }
-        crc.update(0xff); // UDP checksum
-        crc.update(0xff);
-        int bth = l3 + ipHeaderLength + UDP_HEADER;
-        crc.update(f, bth, 4);
-        crc.update(0xff); // BTH byte 4: FECN, BECN, reserved
-        crc.update(f, bth + 5, end - bth - 5);
+        int udp = ip + ipHeaderLength;
+        h[udp + 6] = (byte) 0xff; // UDP checksum
+        h[udp + 7] = (byte) 0xff;
+        h[udp + UDP_HEADER + 4] = (byte) 0xff; // BTH byte 4: FECN, BECN, reserved
+        CRC32 crc = new CRC32();
+        crc.update(h, 0, h.length);
+        int payload = l3 + headers;
+        crc.update(f, payload, end - payload);
         return (int) crc.getValue();
     }
 
