@@ -15,6 +15,18 @@ public final class RoceFrameBuilder {
         return build(l2, l3, udpSrcPort, Bth.cmMad(pkey, psn), Deth.gsi(), mad);
     }
 
+    /**
+     * The frame that answers {@code request} with {@code reply} (a REJ or REP): MACs and IPs swapped,
+     * the same VLAN, traffic class and P_Key, hop limit 64, and the request's transaction ID, which the
+     * kernel's cm_format_rej/cm_format_rep reuse for the answer.
+     */
+    public static byte[] reply(RoceFrame request, CmMessage reply, int udpSrcPort, int psn) {
+        L2Header l2 = request.l2() == null ? null : new L2Header(request.l2().src(), request.l2().dst(), request.l2().vlan());
+        L3Header in = request.l3();
+        L3Header l3 = new L3Header(in.ipVersion(), in.dst(), in.src(), in.trafficClass(), 64, in.flowLabel());
+        return cmFrame(l2, l3, udpSrcPort, request.bth().pkey(), psn, Mad.of(reply, request.mad().header().transactionId()));
+    }
+
     /** An Ethernet frame, or with {@code l2} null a bare IP packet. */
     public static byte[] build(L2Header l2, L3Header l3, int udpSrcPort, Bth bth, Deth deth, Mad mad) {
         Be.check("udpSrcPort", udpSrcPort, 16);
