@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * `cmdemux decode` end to end: the JSON for every frame agrees with tshark (Debian package tshark)
  * on the same capture; bad frames give error lines; exit codes follow the CLI conventions.
  */
+@Tag("tshark")
 class DecodeCommandTest {
     @TempDir
     Path dir;

@@ -9,10 +9,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A REJ built as the answer to a captured REQ, checked by tshark (Debian package tshark). */
+@Tag("tshark")
 class ReplyFrameTest {
     @TempDir
     Path dir;

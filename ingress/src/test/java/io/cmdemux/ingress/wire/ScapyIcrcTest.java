@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * pseudo header (traffic class, flow label, hop limit, UDP checksum, BTH byte 4 set to ones, as
  * IBTA Annex A17 says) and takes zlib's CRC-32 of it, the way scapy's IPv4 path does.
  */
+@Tag("scapy")
 class ScapyIcrcTest {
     static final String SCRIPT = String.join("\n",
             "import sys, struct, zlib",

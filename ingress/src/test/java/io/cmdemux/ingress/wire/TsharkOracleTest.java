@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
  * tshark 4.0 misreads the flow label and packet rate and has no MRA/SIDR fields: those are checked
  * through {@code infiniband.mad.data} against the IBTA table in {@link CmLayoutTest}.
  */
+@Tag("tshark")
 class TsharkOracleTest {
     static final int UDP_SPORT = 0xC0DE;
     static final int PKEY = 0xFFFF;
