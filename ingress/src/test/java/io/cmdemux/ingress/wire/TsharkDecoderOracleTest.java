@@ -45,7 +45,6 @@ class TsharkDecoderOracleTest {
             }
             System.arraycopy(data, 0, f, mad + MadHeader.SIZE, data.length);
             f[mad + 17] = (byte) TYPES[i % TYPES.length].id();
-            rnd.nextBytes(new byte[1]);
             Icrc.write(f, f.length - 4, Icrc.compute(f, Frames.ETH, Frames.IPV6, f.length - 4));
             frames.add(f);
         }
