@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Which network namespace gets an RDMA CM connection request, and why.",
-        subcommands = {TopologyCommand.class, SnapshotCommand.class})
+        subcommands = {TopologyCommand.class, SnapshotCommand.class, DecodeCommand.class})
 public final class Main {
     public static final int EXIT_OK = 0;
     public static final int EXIT_NO = 1;
@@ -21,7 +21,14 @@ public final class Main {
     }
 
     public static int run(String... args) {
+        return run(new java.io.PrintWriter(System.out, true), new java.io.PrintWriter(System.err, true), args);
+    }
+
+    /** Runs with the given streams, so that tests can read what a command prints. */
+    public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
         CommandLine cl = new CommandLine(new Main());
+        cl.setOut(out);
+        cl.setErr(err);
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof EnvironmentException || ex instanceof java.io.IOException) {
                 cmd.getErr().println("cmdemux: " + ex.getMessage());

@@ -1,0 +1,78 @@
+package io.cmdemux.ingress.wire;
+
+import io.cmdemux.netdev.MalformedException;
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+
+/**
+ * How a REQ addresses its listener, read the way rdma_cm reads it (cma_save_net_info and
+ * cma_save_ip_info in drivers/infiniband/core/cma.c): by IP (port space + port + the rdma_cm header),
+ * natively by IB service ID (AF_IB, no netdev), or not at all because the header's version is wrong.
+ */
+public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.NativeIb, CmAddressing.BadCmaVersion {
+
+    ServiceId serviceId();
+
+    /** An IP request: the listener is found by (namespace, port space, port) and {@code dst}. */
+    record Ip(ServiceId serviceId, PortSpace portSpace, int port, CmaHeader header, InetAddress src, int srcPort, InetAddress dst)
+            implements CmAddressing {}
+
+    /** AF_IB: no IP header applies, so there is no netdev and the namespace is the host's. */
+    record NativeIb(ServiceId serviceId, String why) implements CmAddressing {}
+
+    /** cma_save_ip_info returns -EINVAL for a cma_version other than 0: the kernel refuses the request. */
+    record BadCmaVersion(ServiceId serviceId, int cmaVersion) implements CmAddressing {}
+
+    static CmAddressing of(CmReq req) {
+        return of(req.serviceId(), req.privateData());
+    }
+
+    /** Classifies a request by its service ID and private data; never fails. */
+    static CmAddressing of(long serviceIdValue, Octets privateData) {
+        ServiceId sid = new ServiceId(serviceIdValue);
+        PortSpace ps = sid.portSpace();
+        if (ps == PortSpace.IB) {
+            return new NativeIb(sid, "port space IB");
+        }
+        if (!sid.isRdmaIpService()) {
+            return new NativeIb(sid, "service ID " + sid + " is not an rdma_cm IP service ID");
+        }
+        CmaHeader h;
+        try {
+            h = CmaHeader.decode(privateData);
+        } catch (MalformedException e) {
+            return new NativeIb(sid, e.reason());
+        }
+        if (h.cmaVersion() != CmaHeader.CMA_VERSION) {
+            return new BadCmaVersion(sid, h.cmaVersion());
+        }
+        if (h.ipVersion() == 4) {
+            return new Ip(sid, ps, sid.port(), h, v4(h.srcAddr()), h.srcPort(), v4(h.dstAddr()));
+        }
+        if (h.ipVersion() == 6) {
+            return new Ip(sid, ps, sid.port(), h, v6(h.srcAddr()), h.srcPort(), v6(h.dstAddr()));
+        }
+        // cma_ib_id_from_event treats -EAFNOSUPPORT as "assume AF_IB".
+        return new NativeIb(sid, "IP version " + h.ipVersion() + " in the rdma_cm header");
+    }
+
+    private static InetAddress v4(Gid g) {
+        byte[] b = new byte[4];
+        Be.put32(b, 0, (int) g.lo());
+        try {
+            return Inet4Address.getByAddress(b);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static InetAddress v6(Gid g) {
+        try {
+            return Inet6Address.getByAddress(null, g.toBytes(), -1);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,119 @@
+package io.cmdemux.service;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cmdemux.ingress.wire.CmAddressing;
+import io.cmdemux.ingress.wire.CmMessage;
+import io.cmdemux.ingress.wire.CmPath;
+import io.cmdemux.ingress.wire.CmRej;
+import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.Gid;
+import io.cmdemux.ingress.wire.Octets;
+import io.cmdemux.ingress.wire.RejReason;
+import io.cmdemux.ingress.wire.ServiceId;
+import io.cmdemux.netdev.InetAddresses;
+import java.lang.reflect.RecordComponent;
+import java.util.Map;
+
+/**
+ * Every field of a CM message as JSON, in IBTA order, with the kernel's names. IDs, keys and QPNs are
+ * hex strings of their field width; paths are flattened ("primaryLocalGid"); a service ID is followed
+ * by its port space and port; a REQ ends with its rdma_cm header ("ipCm").
+ */
+final class CmFields {
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+    /** Hex digits per field name: the field's width in the IBTA tables. */
+    private static final Map<String, Integer> HEX_DIGITS = Map.ofEntries(
+            Map.entry("localCommId", 8), Map.entry("remoteCommId", 8), Map.entry("requestId", 8),
+            Map.entry("localQkey", 8), Map.entry("qkey", 8),
+            Map.entry("localQpn", 6), Map.entry("qpn", 6), Map.entry("localEecn", 6), Map.entry("remoteEecn", 6),
+            Map.entry("remoteQpnEecn", 6), Map.entry("startingPsn", 6), Map.entry("vendorId", 6),
+            Map.entry("pkey", 4));
+
+    private CmFields() {}
+
+    static ObjectNode json(CmMessage m) {
+        ObjectNode o = F.objectNode();
+        o.put("type", m.attribute().name());
+        for (RecordComponent c : m.getClass().getRecordComponents()) {
+            Object v = value(m, c);
+            String name = c.getName();
+            if (v instanceof CmPath p) {
+                String prefix = name.substring(0, name.length() - "Path".length());
+                for (RecordComponent pc : CmPath.class.getRecordComponents()) {
+                    put(o, prefix + Character.toUpperCase(pc.getName().charAt(0)) + pc.getName().substring(1), value(p, pc), pc.getName());
+                }
+                continue;
+            }
+            put(o, name, v, name);
+            if (name.equals("serviceId")) {
+                ServiceId sid = new ServiceId((Long) v);
+                o.put("portSpace", sid.portSpace() == null ? String.format("0x%04x", sid.portSpaceCode()) : sid.portSpace().name());
+                o.put("port", sid.port());
+            }
+            if (m instanceof CmRej rej && name.equals("reason")) {
+                RejReason r = rej.reasonName();
+                if (r == null) {
+                    o.putNull("reasonName");
+                } else {
+                    o.put("reasonName", r.name());
+                }
+            }
+        }
+        if (m instanceof CmReq req) {
+            o.set("ipCm", ipCm(CmAddressing.of(req)));
+        }
+        return o;
+    }
+
+    static ObjectNode ipCm(CmAddressing a) {
+        ObjectNode o = F.objectNode();
+        if (a instanceof CmAddressing.Ip ip) {
+            o.put("version", ip.header().cmaVersion());
+            o.put("ipVersion", ip.header().ipVersion());
+            o.put("srcPort", ip.srcPort());
+            o.put("srcIp", InetAddresses.toText(ip.src()));
+            o.put("dstIp", InetAddresses.toText(ip.dst()));
+        } else if (a instanceof CmAddressing.NativeIb ib) {
+            o.put("family", "AF_IB");
+            o.put("why", ib.why());
+        } else if (a instanceof CmAddressing.BadCmaVersion bad) {
+            o.put("version", bad.cmaVersion());
+            o.put("error", "cma_version " + bad.cmaVersion() + " is not 0: the kernel refuses the request (EINVAL)");
+        }
+        return o;
+    }
+
+    private static void put(ObjectNode o, String key, Object v, String fieldName) {
+        if (v instanceof Integer i) {
+            Integer digits = HEX_DIGITS.get(fieldName);
+            if (digits != null) {
+                o.put(key, hex(i & 0xffffffffL, digits));
+            } else {
+                o.put(key, i);
+            }
+        } else if (v instanceof Long l) {
+            o.put(key, hex(l, 16));
+        } else if (v instanceof Boolean b) {
+            o.put(key, b);
+        } else if (v instanceof Gid g) {
+            o.put(key, g.toString());
+        } else if (v instanceof Octets b) {
+            o.put(key, b.hex());
+        } else {
+            o.put(key, String.valueOf(v));
+        }
+    }
+
+    static String hex(long v, int digits) {
+        return "0x" + String.format("%0" + digits + "x", v);
+    }
+
+    private static Object value(Object record, RecordComponent c) {
+        try {
+            return c.getAccessor().invoke(record);
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot read " + c.getName(), e);
+        }
+    }
+}
