@@ -5,7 +5,6 @@ import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmaHeader;
 import io.cmdemux.ingress.wire.FrameResult;
-import io.cmdemux.ingress.wire.Gid;
 import io.cmdemux.ingress.wire.L2Header;
 import io.cmdemux.ingress.wire.L3Header;
 import io.cmdemux.ingress.wire.Mad;

@@ -19,8 +19,22 @@ public record Gid(long hi, long lo) {
         if (b.length != 16) {
             throw new IllegalArgumentException("a GID has 16 bytes, not " + b.length);
         }
+        return read(b, 0);
+    }
+
+    /** The 16 bytes at {@code offset}, network order; no array is allocated. */
+    public static Gid read(byte[] b, int offset) {
         ByteBuffer bb = ByteBuffer.wrap(b);
-        return new Gid(bb.getLong(0), bb.getLong(8));
+        return new Gid(bb.getLong(offset), bb.getLong(offset + 8));
+    }
+
+    public void write(byte[] b, int offset) {
+        ByteBuffer.wrap(b).putLong(offset, hi).putLong(offset + 8, lo);
+    }
+
+    /** ::ffff:a.b.c.d for an IPv4 address given as a 32-bit value. */
+    public static Gid ipv4Mapped(int ipv4) {
+        return new Gid(0, 0x0000ffff00000000L | Integer.toUnsignedLong(ipv4));
     }
 
     /** The GID of an IP address, as rdma_ip2gid forms it. */
@@ -47,6 +61,11 @@ public record Gid(long hi, long lo) {
 
     public byte[] bytes() {
         return ByteBuffer.allocate(16).putLong(hi).putLong(lo).array();
+    }
+
+    /** The address form: IPv4 for a mapped GID, IPv6 otherwise. */
+    public InetAddress toInetAddress() {
+        return ip().get();
     }
 
     public boolean isZero() {

@@ -1,5 +1,6 @@
 package io.cmdemux.service;
 
+import io.cmdemux.gid.Gid;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.wire.CmAddressing;
@@ -7,7 +8,6 @@ import io.cmdemux.ingress.wire.CmMessage;
 import io.cmdemux.ingress.wire.CmPath;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
-import io.cmdemux.ingress.wire.Gid;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RejReason;
 import io.cmdemux.ingress.wire.ServiceId;

@@ -1,5 +1,6 @@
 package io.cmdemux.service;
 
+import io.cmdemux.gid.Gid;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -16,7 +17,6 @@ import io.cmdemux.ingress.wire.CmRtu;
 import io.cmdemux.ingress.wire.CmSidrRep;
 import io.cmdemux.ingress.wire.CmSidrReq;
 import io.cmdemux.ingress.wire.FrameResult;
-import io.cmdemux.ingress.wire.Gid;
 import io.cmdemux.ingress.wire.MadHeader;
 import io.cmdemux.ingress.wire.RejReason;
 import io.cmdemux.ingress.wire.RoceFrame;

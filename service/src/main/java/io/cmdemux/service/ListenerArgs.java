@@ -1,9 +1,10 @@
 package io.cmdemux.service;
 
+import io.cmdemux.ingress.wire.PortSpace;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
-import io.cmdemux.ingress.resolve.PortSpace;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.InetAddresses;

@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.resolve;
 
+import io.cmdemux.ingress.wire.PortSpace;
+
 import io.cmdemux.namespaces.NetnsId;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.MalformedException;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
@@ -70,7 +71,7 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
 
     private static InetAddress v6(Gid g) {
         try {
-            return Inet6Address.getByAddress(null, g.toBytes(), -1);
+            return Inet6Address.getByAddress(null, g.bytes(), -1);
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }

@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
+
 /**
  * A REQ's primary or alternate path (IBTA Table 106, bytes 52–95 and 96–139 of the CM data).
  * {@code flowLabel} is 20 bits, {@code packetRate} 6, {@code sl} 4, {@code localAckTimeout} 5.

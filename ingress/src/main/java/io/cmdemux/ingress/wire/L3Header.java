@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
+
 /**
  * The IP header fields RoCEv2 cares about. Addresses are GIDs: IPv4 ones in ::ffff:a.b.c.d form, which
  * is also how RoCEv2 GID tables hold them. {@code trafficClass} is the IPv4 TOS byte or the IPv6

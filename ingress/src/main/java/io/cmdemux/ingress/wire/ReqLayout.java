@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
+
 /**
  * The REQ layout, IBTA Table 106; offsets relative to the CM data. Bit positions follow the spec's
  * Byte[Bit] notation as CM_FIELD_BLOC does: bit 0 is the most significant bit of the byte.

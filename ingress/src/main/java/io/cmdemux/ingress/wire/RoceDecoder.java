@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.MalformedException;
 import java.util.Arrays;

@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.resolve;
 
+import io.cmdemux.ingress.wire.PortSpace;
+
 import io.cmdemux.gid.Gid;
 import io.cmdemux.gid.GidEntry;
 import io.cmdemux.gid.GidType;

@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.resolve;
 
+import io.cmdemux.ingress.wire.PortSpace;
+
 import static io.cmdemux.ingress.resolve.Fixtures.TCP_PORT;
 import static io.cmdemux.ingress.resolve.Fixtures.listener;
 import static io.cmdemux.ingress.resolve.Fixtures.listeners;

@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.resolve;
 
+import io.cmdemux.ingress.wire.PortSpace;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cmdemux.gid.Gid;

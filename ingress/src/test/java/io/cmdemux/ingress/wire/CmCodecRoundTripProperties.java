@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.BitSet;

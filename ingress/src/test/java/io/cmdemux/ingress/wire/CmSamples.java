@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.HwAddr;
 import java.net.InetAddress;
 import java.util.List;
@@ -36,7 +37,7 @@ public final class CmSamples {
         return new CmReq(0x11223344, 0x00ABCDEF, ServiceId.of(PortSpace.TCP, 18515).value(), 0x0002c90300a1b2c3L,
                 0x0BADF00D, 0x000A1B, 0xC4, 0x000C0D, 0x33, 0x000E0F, 0x16, 0x1, true, 0x123456, 0x12, 0x5, 0xFFFF,
                 0x5, true, 0x6, 0xF, true, 0x3,
-                primaryPath(Gid.of(src), Gid.of(dst)), alternatePath(), true, h.toPrivateData(consumerData(20, 0x40)));
+                primaryPath(Gid.ofIp(src), Gid.ofIp(dst)), alternatePath(), true, h.toPrivateData(consumerData(20, 0x40)));
     }
 
     public static CmMra mra() {
@@ -79,8 +80,8 @@ public final class CmSamples {
     }
 
     public static L3Header l3(InetAddress src, InetAddress dst) {
-        Gid s = Gid.of(src);
-        Gid d = Gid.of(dst);
+        Gid s = Gid.ofIp(src);
+        Gid d = Gid.ofIp(dst);
         return s.isIpv4Mapped() ? new L3Header(4, s, d, 0x68, 63, 0) : new L3Header(6, s, d, 0x68, 63, 0x9ABCD);
     }
 

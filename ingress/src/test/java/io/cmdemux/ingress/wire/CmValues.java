@@ -1,5 +1,7 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
+
 /** Messages whose every field holds its largest value, to expose bits written outside a field. */
 final class CmValues {
     private CmValues() {}

@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cmdemux.ingress.capture.CaptureWriter;
@@ -76,8 +77,8 @@ class ScapyIcrcTest {
             InetAddress dst = InetAddress.getByAddress(d);
             // Vary the fields the ICRC masks: they must not change it, and scapy must agree.
             L3Header l3 = v6
-                    ? new L3Header(6, Gid.of(src), Gid.of(dst), rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(1 << 20))
-                    : new L3Header(4, Gid.of(src), Gid.of(dst), rnd.nextInt(256), rnd.nextInt(256), 0);
+                    ? new L3Header(6, Gid.ofIp(src), Gid.ofIp(dst), rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(1 << 20))
+                    : new L3Header(4, Gid.ofIp(src), Gid.ofIp(dst), rnd.nextInt(256), rnd.nextInt(256), 0);
             Bth bth = new Bth(Bth.OPCODE_UD_SEND_ONLY, rnd.nextBoolean(), rnd.nextBoolean(), 0, 0, rnd.nextInt(1 << 16),
                     rnd.nextBoolean(), rnd.nextBoolean(), Bth.GSI_QP, rnd.nextBoolean(), rnd.nextInt(1 << 24));
             CmReq req = CmSamples.req(src, dst);

@@ -1,5 +1,6 @@
 package io.cmdemux.ingress.wire;
 
+import io.cmdemux.gid.Gid;
 import java.lang.reflect.RecordComponent;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -188,7 +189,7 @@ public final class SpecLayout {
             return b ? BigInteger.ONE : BigInteger.ZERO;
         }
         if (v instanceof Gid g) {
-            return new BigInteger(1, g.toBytes());
+            return new BigInteger(1, g.bytes());
         }
         if (v instanceof Octets o) {
             return new BigInteger(1, o.toByteArray());

@@ -273,8 +273,8 @@ class TsharkOracleTest {
         CmPath a = r.alternatePath();
         c.num("infiniband.cm.req.alt_locallid", a.localLid());
         c.num("infiniband.cm.req.alt_remotelid", a.remoteLid());
-        c.bytes("infiniband.cm.req.alt_localgid", a.localGid().toBytes());
-        c.bytes("infiniband.cm.req.alt_remotegid", a.remoteGid().toBytes());
+        c.bytes("infiniband.cm.req.alt_localgid", a.localGid().bytes());
+        c.bytes("infiniband.cm.req.alt_remotegid", a.remoteGid().bytes());
         c.num("infiniband.cm.req.alt_tfcclass", a.trafficClass());
         c.num("infiniband.cm.req.alt_hoplim", a.hopLimit());
         c.num("infiniband.cm.req.alt_sl", a.sl());
