@@ -1,0 +1,178 @@
+package io.cmdemux.service.serve;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.wire.CmMra;
+import io.cmdemux.ingress.wire.CmRej;
+import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.Octets;
+import io.cmdemux.ingress.wire.RoceFrame;
+import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Acts on decisions: delivers a request to its consumer and acknowledges it with an MRA (as
+ * cma_ib_req_handler does once the listener took the event), answers with a REJ from the address
+ * the requester targeted, or drops silently where the kernel would. Retransmitted REQs (same local
+ * comm ID and CA GUID) reach the consumer once; their answer is repeated instead.
+ */
+public final class Dispatcher {
+    private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
+    /** CMA_CM_MRA_SETTING: IB_CM_MRA_FLAG_DELAY | 24 — the service timeout rdma_cm advertises. */
+    private static final int MRA_SERVICE_TIMEOUT = 24;
+    private static final int UDP_SOURCE_PORT = 0xc000;
+
+    private final Consumers consumers;
+    private final Metrics metrics;
+    private final RejLimiter limiter;
+    private final AtomicInteger nextCommId = new AtomicInteger(0x10000);
+    private final AtomicLong nextTraceId = new AtomicLong(1);
+    /** Requests recently seen: (local comm ID, CA GUID) → what we answered. */
+    private final Cache<ReqKey, Answer> seen;
+    /** Deliveries a consumer may still REJECT: trace ID → the request and where to answer it. */
+    private final Cache<Long, Pending> pending;
+
+    private record ReqKey(long localCommId, long caGuid) {}
+
+    /** Our answer to one request: the frame to repeat for duplicates (null if none). */
+    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId) {}
+
+    private record Pending(RoceFrame request, FrameSender port, int localCommId, ReqKey key) {}
+
+    public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow) {
+        this.consumers = consumers;
+        this.metrics = metrics;
+        this.limiter = limiter;
+        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).build();
+        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).build();
+        consumers.onReject(this::consumerRejected);
+    }
+
+    /** @return the trace ID given to this decision */
+    public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
+        long traceId = nextTraceId.getAndIncrement();
+        ReqKey key = key(frame, meta);
+        if (key != null) {
+            Answer earlier = seen.getIfPresent(key);
+            if (earlier != null) {
+                metrics.duplicate();
+                if (earlier.frame() != null) {
+                    send(earlier.port(), earlier.frame(), "repeat");
+                }
+                return traceId;
+            }
+        }
+        int localCommId = nextCommId.getAndIncrement();
+        switch (d.outcome()) {
+            case DELIVER -> {
+                boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
+                if (!taken) {
+                    metrics.decision("reject", "consumer-gone");
+                    answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0], key);
+                    return traceId;
+                }
+                metrics.decision("deliver", "");
+                byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
+                        new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+                pending.put(traceId, new Pending(frame, port, localCommId, key));
+                if (mra != null) {
+                    send(port, mra, "MRA");
+                }
+                if (key != null) {
+                    seen.put(key, new Answer(Decision.Outcome.DELIVER, mra, port, localCommId));
+                }
+            }
+            case REJECT -> {
+                metrics.decision("reject", Integer.toString(d.rejectReason()));
+                answerReject(frame, meta, port, localCommId, d.rejectReason(), new byte[0], new byte[0], key);
+            }
+            case DROP -> {
+                metrics.decision("drop", "");
+                metrics.drop(dropLabel(d.dropReason()));
+                if (key != null) {
+                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId));
+                }
+            }
+        }
+        return traceId;
+    }
+
+    private void consumerRejected(long traceId, int reason, byte[] ari, byte[] privateData) {
+        Pending p = pending.asMap().remove(traceId);
+        if (p == null) {
+            metrics.drop("reject-unknown-trace");
+            return;
+        }
+        metrics.decision("reject", "consumer");
+        answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData, p.key());
+    }
+
+    private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
+            byte[] privateData, ReqKey key) {
+        if (meta.sidr()) {
+            return; // a SIDR REQ is answered with a SIDR REP, not a REJ; issue 7 covers SIDR answers
+        }
+        answerRejectFrame(frame, port, localCommId, reason, ari, privateData, key);
+    }
+
+    private void answerRejectFrame(RoceFrame frame, FrameSender port, int localCommId, int reason, byte[] ari, byte[] privateData,
+            ReqKey key) {
+        int remote = frame.mad().message() instanceof CmReq r ? r.localCommId() : 0;
+        byte[] a = ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
+        byte[] pd = privateData.length > CmRej.PRIVATE_DATA_SIZE ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
+        CmRej rej = new CmRej(localCommId, remote, 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
+        byte[] out = RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0);
+        if (key != null) {
+            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId));
+        }
+        String source = frame.l3().src().toString();
+        if (!limiter.allowReply(source, out.length)) {
+            metrics.drop("rej-rate-limited");
+            return;
+        }
+        send(port, out, "REJ " + reason);
+    }
+
+    private void send(FrameSender port, byte[] frame, String what) {
+        try {
+            port.send(frame);
+            metrics.sent(what.startsWith("REJ") ? "rej" : what.equals("MRA") ? "mra" : "repeat");
+        } catch (IOException e) {
+            metrics.drop("send-failed");
+            log.warn("sending {} failed: {}", what, e.getMessage());
+        }
+    }
+
+    private static ReqKey key(RoceFrame frame, PacketMeta meta) {
+        if (frame.mad().message() instanceof CmReq r) {
+            return new ReqKey(Integer.toUnsignedLong(r.localCommId()), r.localCaGuid());
+        }
+        return null;
+    }
+
+    private static String dropLabel(String reason) {
+        if (reason == null) {
+            return "unknown";
+        }
+        if (reason.startsWith("no GID entry")) {
+            return "no-gid";
+        }
+        if (reason.startsWith("no RDMA port")) {
+            return "no-port";
+        }
+        return "netstack";
+    }
+
+    /** How many deliveries a consumer may still answer; for tests and metrics. */
+    public long pendingDeliveries() {
+        return pending.estimatedSize();
+    }
+
+}

@@ -1,0 +1,73 @@
+package io.cmdemux.service.serve;
+
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.DecisionCache;
+import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.PacketMetas;
+import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.ingress.wire.FrameResult;
+import io.cmdemux.ingress.wire.RoceDecoder;
+import io.cmdemux.ingress.wire.RoceFrame;
+import java.util.Optional;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Frame → decode (ICRC checked) → PacketMeta → resolver → dispatcher. Bad frames are counted and
+ * dropped; nothing here throws for what arrives on the wire.
+ */
+public final class Pipeline {
+    private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
+
+    private final Supplier<HostState> state;
+    private final DecisionCache cache;
+    private final ResolverMode mode;
+    private final Dispatcher dispatcher;
+    private final RejLimiter limiter;
+    private final Metrics metrics;
+
+    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, RejLimiter limiter, Metrics metrics) {
+        this.state = state;
+        this.cache = cache;
+        this.mode = mode;
+        this.dispatcher = dispatcher;
+        this.limiter = limiter;
+        this.metrics = metrics;
+    }
+
+    /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
+    public Decision onFrame(String device, byte[] raw, long arrivedNanos, FrameSender port) {
+        // The state in force when the frame arrived, or a newer one: never an older one.
+        HostState now = state.get();
+        FrameResult r = RoceDecoder.decodeEthernet(raw);
+        if (r instanceof FrameResult.Failed f) {
+            metrics.frame("malformed");
+            log.debug("dropped a frame on {}: {} at offset {}", device, f.reason(), f.offset());
+            return null;
+        }
+        RoceFrame frame = ((FrameResult.Decoded) r).frame();
+        if (!frame.icrcValid()) {
+            metrics.frame("bad-icrc"); // rxe_icrc_check fails and rxe drops the packet silently
+            return null;
+        }
+        Optional<PacketMeta> meta = PacketMetas.of(device, 1, frame);
+        if (meta.isEmpty()) {
+            metrics.frame("not-a-request");
+            return null;
+        }
+        metrics.frame("request");
+        limiter.requestIn(frame.l3().src().toString(), raw.length);
+        Decision d = cache.resolve(now, meta.get(), mode);
+        long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
+        if (d.outcome() == Decision.Outcome.DELIVER) {
+            metrics.delivered(arrivedNanos);
+        }
+        if (log.isDebugEnabled()) {
+            log.debug("trace {} comm 0x{} {}:{} -> {} on {}: {}", traceId, Long.toHexString(meta.get().localCommId()),
+                    meta.get().srcIp(), meta.get().port(), meta.get().dstIp(), device, d.outcome());
+        }
+        return d;
+    }
+}

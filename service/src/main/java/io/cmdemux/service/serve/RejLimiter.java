@@ -1,0 +1,58 @@
+package io.cmdemux.service.serve;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import java.time.Duration;
+
+/**
+ * Keeps the daemon from being a reflector: per source address, the bytes of REJs we send never
+ * exceed the bytes of REQs that source sent us, and at most {@code perSecond} REJs a second go to
+ * one source (a token bucket).
+ */
+public final class RejLimiter {
+    private final double perSecond;
+    private final Cache<String, Bucket> sources = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(5)).maximumSize(100_000).build();
+
+    private static final class Bucket {
+        long bytesIn;
+        long bytesOut;
+        double tokens;
+        long lastNanos;
+
+        Bucket(double tokens, long now) {
+            this.tokens = tokens;
+            this.lastNanos = now;
+        }
+    }
+
+    public RejLimiter(double perSecond) {
+        this.perSecond = perSecond;
+    }
+
+    /** Counts a request's bytes toward what its source may be answered with. */
+    public void requestIn(String source, int bytes) {
+        Bucket b = sources.get(source, k -> new Bucket(perSecond, System.nanoTime()));
+        synchronized (b) {
+            b.bytesIn += bytes;
+        }
+    }
+
+    /** Whether a reply of {@code bytes} may go to {@code source} now; takes the budget if so. */
+    public boolean allowReply(String source, int bytes) {
+        Bucket b = sources.getIfPresent(source);
+        if (b == null) {
+            return false;
+        }
+        long now = System.nanoTime();
+        synchronized (b) {
+            b.tokens = Math.min(perSecond, b.tokens + (now - b.lastNanos) / 1e9 * perSecond);
+            b.lastNanos = now;
+            if (b.tokens < 1 || b.bytesOut + bytes > b.bytesIn) {
+                return false;
+            }
+            b.tokens -= 1;
+            b.bytesOut += bytes;
+            return true;
+        }
+    }
+}
