@@ -102,6 +102,7 @@ public final class SysfsReader {
         private final TopologySnapshot snap;
         private final List<String> problems = new ArrayList<>();
         private final List<NetClassEntry> netClass = new ArrayList<>();
+        private final Set<String> pciDevices = new HashSet<>();
 
         Run(SysfsLayout layout, TopologySnapshot snap) {
             this.layout = layout;
@@ -117,7 +118,9 @@ public final class SysfsReader {
                     devices.add(device(dev));
                 }
             }
-            return new Result(new RdmaTopology(snap.generation(), mode, devices), netClass, problems);
+            List<NetClassEntry> ours = netClass.stream()
+                    .filter(n -> n.type() == ARPHRD_INFINIBAND || pciDevices.contains(n.device())).toList();
+            return new Result(new RdmaTopology(snap.generation(), mode, devices), ours, problems);
         }
 
         private RdmaTopology.NetnsMode netnsMode() {
@@ -193,6 +196,9 @@ public final class SysfsReader {
                 nodeGuid = Long.parseUnsignedLong(g.get().replace(":", ""), 16);
             }
             String device = link(dir.resolve("device"));
+            if (device != null) {
+                pciDevices.add(device);
+            }
             List<RdmaPort> ports = new ArrayList<>();
             TreeMap<Integer, Path> byNumber = numbered(dir.resolve("ports"));
             if (byNumber.isEmpty()) {
