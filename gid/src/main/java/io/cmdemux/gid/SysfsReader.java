@@ -49,6 +49,8 @@ public final class SysfsReader {
     private static final Pattern SYSFS_GID = Pattern.compile("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){7}");
     private static final Pattern GUID = Pattern.compile("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){3}");
     private static final Pattern NUMBER = Pattern.compile("\\d{1,9}");
+    /** dev_valid_name: at most IFNAMSIZ-1 bytes, no '/', ':' or whitespace. */
+    private static final Pattern IFNAME = Pattern.compile("[^/:\\s]{1,15}");
     /** include/uapi/linux/if_arp.h */
     private static final int ARPHRD_ETHER = 1;
     private static final int ARPHRD_INFINIBAND = 32;
@@ -269,7 +271,7 @@ public final class SysfsReader {
                 if (eth) {
                     Path ndevFile = dir.resolve("gid_attrs/ndevs/" + i);
                     Optional<String> nd = text(ndevFile);
-                    if (nd.isEmpty() || nd.get().length() > 15 || nd.get().contains("/") || nd.get().isBlank()) {
+                    if (nd.isEmpty() || !IFNAME.matcher(nd.get()).matches()) {
                         problems.add(ndevFile + ": " + (nd.isEmpty() ? "missing" : "not an interface name: '" + clip(nd.get()) + "'")
                                 + "; a RoCE GID always has an ndev (add_roce_gid)");
                     } else {
@@ -301,7 +303,13 @@ public final class SysfsReader {
             LinkRef netdev = null;
             List<LinkRef> parents = List.of();
             if (eth) {
-                netdev = roceNetdev(label, device, number, raw.stream().filter(r -> r.index() == 0).map(Raw::ndevName).findFirst().orElse(null));
+                String gid0Ndev = null;
+                for (Raw r : raw) {
+                    if (r.index() == 0) {
+                        gid0Ndev = r.ndevName();
+                    }
+                }
+                netdev = roceNetdev(label, device, number, gid0Ndev);
             } else {
                 for (Raw r : raw) {
                     if (r.index() > 0) {
