@@ -3,7 +3,9 @@ package io.cmdemux.gid;
 import io.cmdemux.namespaces.LinkRef;
 import java.util.ArrayList;
 import java.util.BitSet;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.OptionalInt;
 
@@ -34,6 +36,11 @@ public final class GidCache {
 
     private final Slot[] slots;
     private final int defaultSlots;
+    private final BitSet used = new BitSet();
+    // Indexes over the slots, so that an event costs O(1) lookups instead of the kernel's linear
+    // find_gid scan; they give the same answers: the lowest matching slot, the lowest free slot.
+    private final Map<Slot, BitSet> byContent = new HashMap<>();
+    private final Map<LinkRef, BitSet> byNdev = new HashMap<>();
     private final BitSet dirty = new BitSet();
     private long overflows;
 
@@ -58,69 +65,87 @@ public final class GidCache {
         return overflows;
     }
 
-    private boolean isDefaultIndex(int i) {
-        return i < defaultSlots;
-    }
-
     /** ib_cache_gid_add: returns the slot the entry is in, or empty if it was refused or the table is full. */
     public OptionalInt add(Gid gid, GidType type, LinkRef ndev) {
-        return add(gid, type, ndev, false);
-    }
-
-    /** The default-GID branch of ib_cache_gid_set_default_gid (IB_CACHE_GID_DEFAULT_MODE_SET). */
-    public OptionalInt addDefault(Gid gid, GidType type, LinkRef ndev) {
-        return add(gid, type, ndev, true);
-    }
-
-    private OptionalInt add(Gid gid, GidType type, LinkRef ndev, boolean isDefault) {
         Objects.requireNonNull(gid, "gid");
         if (gid.isZero()) {
             return OptionalInt.empty(); // IBTA 1.3 4.1.1 (6): the zero GID is never a valid entry
         }
-        int found = -1;
-        int empty = -1;
-        for (int i = 0; i < slots.length && (found < 0 || empty < 0); i++) {
-            Slot s = slots[i];
-            if (s == null) {
-                if (empty < 0 && isDefault == isDefaultIndex(i)) {
-                    empty = i;
-                }
-                continue;
-            }
-            if (found >= 0 || s.type() != type || !Objects.equals(s.ndev(), ndev)) {
-                continue;
-            }
-            if (isDefault) {
-                if (isDefaultIndex(i)) {
-                    found = i; // GID_ATTR_FIND_MASK_DEFAULT without MASK_GID
-                }
-            } else if (s.gid().equals(gid)) {
-                found = i; // no MASK_DEFAULT: a default slot with the same GID counts
-            }
+        // No GID_ATTR_FIND_MASK_DEFAULT: an equal entry in a default slot counts too.
+        BitSet same = byContent.get(new Slot(gid, type, ndev));
+        if (same != null && !same.isEmpty()) {
+            return OptionalInt.of(same.nextSetBit(0));
         }
-        if (found >= 0) {
-            return OptionalInt.of(found);
-        }
-        if (empty < 0) {
-            overflows++;
+        int empty = used.nextClearBit(defaultSlots);
+        return empty < slots.length ? OptionalInt.of(put(empty, new Slot(gid, type, ndev))) : full();
+    }
+
+    /**
+     * The default-GID branch of ib_cache_gid_set_default_gid (IB_CACHE_GID_DEFAULT_MODE_SET): its
+     * mask is type, ndev and "default", not the GID, so a default entry of this type and ndev is
+     * kept even if the MAC changed; only the reserved slots are used.
+     */
+    public OptionalInt addDefault(Gid gid, GidType type, LinkRef ndev) {
+        Objects.requireNonNull(gid, "gid");
+        if (gid.isZero()) {
             return OptionalInt.empty();
         }
-        slots[empty] = new Slot(gid, type, ndev);
-        dirty.set(empty);
-        return OptionalInt.of(empty);
+        int empty = -1;
+        for (int i = 0; i < defaultSlots; i++) {
+            Slot s = slots[i];
+            if (s == null) {
+                if (empty < 0) {
+                    empty = i;
+                }
+            } else if (s.type() == type && Objects.equals(s.ndev(), ndev)) {
+                return OptionalInt.of(i);
+            }
+        }
+        return empty >= 0 ? OptionalInt.of(put(empty, new Slot(gid, type, ndev))) : full();
+    }
+
+    private OptionalInt full() {
+        overflows++;
+        return OptionalInt.empty();
+    }
+
+    private int put(int i, Slot s) {
+        slots[i] = s;
+        used.set(i);
+        dirty.set(i);
+        byContent.computeIfAbsent(s, k -> new BitSet()).set(i);
+        byNdev.computeIfAbsent(s.ndev(), k -> new BitSet()).set(i);
+        return i;
+    }
+
+    private void free(int i) {
+        Slot s = slots[i];
+        slots[i] = null;
+        used.clear(i);
+        dirty.set(i);
+        clear(byContent, s, i);
+        clear(byNdev, s.ndev(), i);
+    }
+
+    private static <K> void clear(Map<K, BitSet> m, K key, int i) {
+        BitSet b = m.get(key);
+        if (b != null) {
+            b.clear(i);
+            if (b.isEmpty()) {
+                m.remove(key);
+            }
+        }
     }
 
     /** ib_cache_gid_del: the lowest non-default slot with this GID, type and ndev. */
     public OptionalInt delete(Gid gid, GidType type, LinkRef ndev) {
-        for (int i = defaultSlots; i < slots.length; i++) {
-            Slot s = slots[i];
-            if (s != null && s.type() == type && s.gid().equals(gid) && Objects.equals(s.ndev(), ndev)) {
-                slots[i] = null;
-                dirty.set(i);
-                return OptionalInt.of(i);
-            }
+        BitSet same = byContent.get(new Slot(gid, type, ndev));
+        int i = same == null ? -1 : same.nextSetBit(defaultSlots);
+        if (i < 0) {
+            return OptionalInt.empty();
         }
-        return OptionalInt.empty();
+        free(i);
+        return OptionalInt.of(i);
     }
 
     /** IB_CACHE_GID_DEFAULT_MODE_DELETE: the default slot of this type and ndev, whatever its GID. */
@@ -128,8 +153,7 @@ public final class GidCache {
         for (int i = 0; i < defaultSlots; i++) {
             Slot s = slots[i];
             if (s != null && s.type() == type && Objects.equals(s.ndev(), ndev)) {
-                slots[i] = null;
-                dirty.set(i);
+                free(i);
                 return OptionalInt.of(i);
             }
         }
@@ -138,15 +162,15 @@ public final class GidCache {
 
     /** ib_cache_gid_del_all_netdev_gids: every slot of this ndev, default ones included. */
     public int deleteAllOf(LinkRef ndev) {
-        int n = 0;
-        for (int i = 0; i < slots.length; i++) {
-            if (slots[i] != null && Objects.equals(slots[i].ndev(), ndev)) {
-                slots[i] = null;
-                dirty.set(i);
-                n++;
-            }
+        BitSet mine = byNdev.get(ndev);
+        if (mine == null) {
+            return 0;
         }
-        return n;
+        BitSet copy = (BitSet) mine.clone();
+        for (int i = copy.nextSetBit(0); i >= 0; i = copy.nextSetBit(i + 1)) {
+            free(i);
+        }
+        return copy.cardinality();
     }
 
     /** The valid entries in index order, without names (see {@link RoceGidRules#named}). */
@@ -175,12 +199,6 @@ public final class GidCache {
     }
 
     public int used() {
-        int n = 0;
-        for (Slot s : slots) {
-            if (s != null) {
-                n++;
-            }
-        }
-        return n;
+        return used.cardinality();
     }
 }

@@ -53,6 +53,7 @@ public final class SoftRocePort {
     private GidCache cache;
     private LinkRef portNetdev;
     private TopologySnapshot prev;
+    private int prevCount = -1;
     private Map<LinkRef, DevView> views = new LinkedHashMap<>();
     private Map<NetnsId, List<LinkRef>> viewsByNs = new HashMap<>();
     private Map<LinkRef, HwAddr> defaults = new LinkedHashMap<>();
@@ -137,6 +138,7 @@ public final class SoftRocePort {
             // The port's netdev appeared or vanished: like an rxe device removed with its netdev
             // and added again, start from an empty table and enumerate.
             reset();
+            prevCount = snap.namespaces().size();
             portNetdev = spec.resolve(snap).orElse(null);
             events = portNetdev == null ? List.of() : RoceGidRules.rescan(snap, portNetdev);
             if (portNetdev != null) {
@@ -155,7 +157,8 @@ public final class SoftRocePort {
     private List<GidEvent> diff(TopologySnapshot snap) {
         Set<NetnsId> changed = new HashSet<>();
         boolean structural = false;
-        for (NetnsState s : snap.namespaces()) {
+        List<NetnsState> now = snap.namespaces();
+        for (NetnsState s : now) {
             NetnsState before = prev.namespace(s.id());
             if (before == s) {
                 continue;
@@ -165,9 +168,10 @@ public final class SoftRocePort {
                 structural = true;
             }
         }
-        if (prev.namespaces().size() != snap.namespaces().size()) {
+        if (prevCount != now.size()) {
             structural = true; // a namespace vanished (with its devices)
         }
+        prevCount = now.size();
         if (changed.isEmpty() && !structural) {
             return List.of();
         }
@@ -317,12 +321,15 @@ public final class SoftRocePort {
             GidEntry e = cache.entry(i);
             published[i] = e == null ? null : RoceGidRules.named(snap, List.of(e)).get(0);
         }
-        List<GidEntry> entries = new ArrayList<>(cache.used());
+        // One copy into an immutable list; RdmaPort's List.copyOf keeps it as it is.
+        GidEntry[] dense = new GidEntry[cache.used()];
+        int n = 0;
         for (GidEntry e : published) {
             if (e != null) {
-                entries.add(e);
+                dense[n++] = e;
             }
         }
+        List<GidEntry> entries = List.of(dense);
         List<String> p = new ArrayList<>();
         if (portNetdev == null) {
             p.add("soft port " + spec.name() + ": no link " + spec.where() + "; its GID table is empty");
