@@ -76,6 +76,19 @@ public final class SoftRocePort {
         return p.device();
     }
 
+    /**
+     * The table after a history of topologies, each one diffed against the one before, as the
+     * daemon sees the watcher's generations: what a kernel with the same history shows. For the
+     * kernel lab's recordings, whose steps are known one by one.
+     */
+    public static List<GidEntry> tableAfter(SoftPortSpec spec, List<TopologySnapshot> history) {
+        SoftRocePort p = new SoftRocePort(spec);
+        for (TopologySnapshot s : history) {
+            p.update(s);
+        }
+        return p.device() == null ? List.of() : p.device().ports().get(0).gids();
+    }
+
     public SoftPortSpec spec() {
         return spec;
     }

@@ -96,6 +96,22 @@ class SoftRocePortTest {
     }
 
     @Test
+    void aHistoryOfTopologiesGivesTheTableOfThatHistoryNotOfAFreshEnumeration() {
+        Topo t = base();
+        List<TopologySnapshot> history = new ArrayList<>();
+        pod(t, "z", 300, "10.0.0.30"); // the highest inode, but the first pod
+        history.add(t.build(1));
+        pod(t, "a", 100, "10.0.0.11");
+        history.add(t.build(2));
+        // Kernel: z came first, so it has slot 1 and a slot 2; a fresh enumeration (by inode) would swap them.
+        assertThat(SoftRocePort.tableAfter(SPEC, history)).extracting(e -> e.index() + " " + e.gid())
+                .containsExactly("0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.30", "2 ::ffff:10.0.0.11");
+        assertThat(RoceGidRules.compute(history.get(1), new LinkRef(history.get(1).host(), 2), SPEC.types(), 1024))
+                .extracting(e -> e.index() + " " + e.gid())
+                .containsExactly("0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.11", "2 ::ffff:10.0.0.30");
+    }
+
+    @Test
     void aMacChangeRedoesTheDevicesEntries() {
         Topo t = base();
         pod(t, "a", 100, "10.0.0.11");
