@@ -1,5 +1,6 @@
 package io.cmdemux.bench;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.ingress.wire.CmPath;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
@@ -44,8 +45,8 @@ public class CmCodecBenchmark {
         InetAddress src = InetAddress.getByName("10.0.0.2");
         InetAddress dst = InetAddress.getByName("10.0.0.5");
         l2 = new L2Header(HwAddr.parse("02:00:00:00:00:0b"), HwAddr.parse("02:00:00:00:00:0a"), null);
-        l3 = L3Header.of(Gid.of(src), Gid.of(dst));
-        CmPath primary = new CmPath(0xffff, 0xffff, Gid.of(src), Gid.of(dst), 0x12345, 0x2, 0, 64, 0, false, 0x12);
+        l3 = L3Header.of(Gid.ofIp(src), Gid.ofIp(dst));
+        CmPath primary = new CmPath(0xffff, 0xffff, Gid.ofIp(src), Gid.ofIp(dst), 0x12345, 0x2, 0, 64, 0, false, 0x12);
         CmReq req = new CmReq(0x11223344, 0, ServiceId.of(PortSpace.TCP, 18515).value(), 0x0002c90300a1b2c3L, 0, 0x11, 4, 0, 4, 0, 20,
                 0, true, 0x123456, 20, 7, 0xffff, 3, false, 7, 15, false, 0, primary, CmPath.NONE, false,
                 CmaHeader.of(src, 48879, dst).toPrivateData(new byte[0]));

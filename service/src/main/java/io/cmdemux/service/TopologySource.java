@@ -31,13 +31,20 @@ final class TopologySource {
     }
 
     static TopologySnapshot load(Path snapshot) {
+        return loadWithRoot(snapshot).topology();
+    }
+
+    /** A topology and, for a snapshot file, the root of its other entries (null for the live host). */
+    record Loaded(TopologySnapshot topology, Path root) {}
+
+    static Loaded loadWithRoot(Path snapshot) {
         if (snapshot == null) {
             LiveDumps live = dumpLive();
-            return TopologySnapshot.build(1, live.host(), live.dumps());
+            return new Loaded(TopologySnapshot.build(1, live.host(), live.dumps()), null);
         }
         try {
             SnapshotFile.Contents c = SnapshotFile.read(snapshot);
-            return TopologySnapshot.build(1, c.host(), c.dumps());
+            return new Loaded(TopologySnapshot.build(1, c.host(), c.dumps()), c.root());
         } catch (IOException e) {
             throw new EnvironmentException(e.getMessage(), e);
         } catch (MalformedException e) {

@@ -1,0 +1,134 @@
+package io.cmdemux.service;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cmdemux.gid.GidIndexQuery;
+import io.cmdemux.gid.GidType;
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.namespaces.TopologySnapshot;
+import io.cmdemux.netdev.InetAddresses;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "gid-index", mixinStandardHelpOptions = true,
+        description = {"The GID index a pod must use for one of its IPs: the value NCCL_IB_GID_INDEX needs.",
+                "Exit 1, with the reason, when there is none."})
+final class GidIndexCommand implements Callable<Integer> {
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    static final class Which {
+        @Option(names = "--netns", paramLabel = "PATH", required = true,
+                description = "the pod's namespace: a path such as /run/netns/pod1 (or, with --snapshot, a name or inode)")
+        String netns;
+
+        @Option(names = "--pid", paramLabel = "PID", required = true, description = "a process in the pod (its /proc/PID/ns/net)")
+        Integer pid;
+    }
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    Which which;
+
+    @Option(names = "--ip", paramLabel = "ADDR", required = true, description = "the pod's IP address")
+    String ip;
+
+    @Option(names = "--type", paramLabel = "v1|v2", defaultValue = "v2", description = "GID type (default: ${DEFAULT-VALUE})")
+    String type;
+
+    @Option(names = "--json", description = "machine-readable output")
+    boolean json;
+
+    @Mixin
+    RdmaOptions rdma = new RdmaOptions();
+
+    @Override
+    public Integer call() throws Exception {
+        InetAddress addr = InetAddresses.parse(ip);
+        GidType t = GidType.parse(type, true);
+        RdmaSource.Loaded l = RdmaSource.load(rdma);
+        NetnsState ns = namespace(l.topology());
+        GidIndexQuery.Answer a = GidIndexQuery.find(l.topology(), l.rdma(), ns, addr, t);
+        if (json) {
+            System.out.println(TopologyView.JSON.writeValueAsString(json(l.topology(), a)));
+        } else if (a.index().isPresent()) {
+            System.out.println(a.index().getAsInt());
+        } else if (!a.matches().isEmpty()) {
+            for (GidIndexQuery.Match m : a.matches()) {
+                System.out.println(m.device() + " " + m.port() + " " + m.entry().index());
+            }
+        }
+        for (String w : a.warnings()) {
+            System.err.println("cmdemux: warning: " + w);
+        }
+        if (a.matches().isEmpty()) {
+            System.err.println("cmdemux: no GID index: " + a.reason());
+            return Main.EXIT_NO;
+        }
+        return Main.EXIT_OK;
+    }
+
+    private NetnsState namespace(TopologySnapshot snap) {
+        String where = which.pid != null ? "/proc/" + which.pid + "/ns/net" : which.netns;
+        Path p = Path.of(where);
+        if (Files.exists(p)) {
+            long inode;
+            try {
+                inode = ((Number) Files.getAttribute(p, "unix:ino")).longValue();
+            } catch (IOException | UnsupportedOperationException e) {
+                throw new EnvironmentException("cannot stat " + where + ": " + e.getMessage(), e);
+            }
+            for (NetnsState s : snap.namespaces()) {
+                if (s.id().inode() == inode) {
+                    return s;
+                }
+            }
+            throw new EnvironmentException(where + " (netns inode " + inode + ") is not among the namespaces cmdemux found"
+                    + " (/run/netns and every process's /proc/PID/ns/net)");
+        }
+        if (which.pid != null) {
+            throw new EnvironmentException("no process " + which.pid);
+        }
+        Optional<NetnsState> s = snap.findNamespace(where);
+        return s.orElseThrow(() -> new EnvironmentException("no namespace " + where + " (neither a file nor a namespace name or inode)"));
+    }
+
+    private static ObjectNode json(TopologySnapshot snap, GidIndexQuery.Answer a) {
+        ObjectNode o = F.objectNode();
+        ObjectNode ns = o.putObject("netns");
+        ns.put("inode", a.netns().id().inode());
+        ArrayNode names = ns.putArray("names");
+        a.netns().names().forEach(names::add);
+        o.put("ip", InetAddresses.toText(a.ip()));
+        o.put("type", a.type().text());
+        if (a.index().isPresent()) {
+            o.put("index", a.index().getAsInt());
+        } else {
+            o.putNull("index");
+        }
+        ArrayNode ms = o.putArray("matches");
+        for (GidIndexQuery.Match m : a.matches()) {
+            ObjectNode mo = ms.addObject();
+            mo.put("device", m.device());
+            mo.put("port", m.port());
+            mo.put("index", m.entry().index());
+            mo.put("gid", m.entry().gid().toString());
+            mo.set("ndev", GidView.ndevJson(snap, m.entry()));
+        }
+        if (a.reason() == null) {
+            o.putNull("reason");
+        } else {
+            o.put("reason", a.reason());
+        }
+        ArrayNode ws = o.putArray("warnings");
+        a.warnings().forEach(ws::add);
+        return o;
+    }
+}
