@@ -47,13 +47,13 @@ final class RouteCheck {
             // fib_table_lookup: longest prefix first; a reject type ends the lookup before nexthops are looked at.
             for (Route r : candidates(ns, table, peer, 32)) {
                 if (r.type() == Route.RTN_UNREACHABLE || r.type() == Route.RTN_BLACKHOLE || r.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(r, table) + " rejects the lookup");
+                    return new Result(false, describe(ns, r, table) + " rejects the lookup");
                 }
                 if (r.type() == RTN_THROW) {
                     break; // fib rules go on with the next table
                 }
                 if (leavesThrough(r, ndev.ifindex())) {
-                    return new Result(true, describe(r, table) + " leaves through " + ndev.name());
+                    return new Result(true, describe(ns, r, table) + " leaves through " + ndev.name());
                 }
                 // fib_lookup_good_nhc: a nexthop on another device does not satisfy flowi4_oif; try shorter prefixes
             }
@@ -83,12 +83,12 @@ final class RouteCheck {
                     continue; // BACKTRACK to a shorter prefix
                 }
                 if (chosen.type() == Route.RTN_UNREACHABLE || chosen.type() == Route.RTN_BLACKHOLE || chosen.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
+                    return new Result(false, describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
                 }
                 if (chosen.oif() == ndev.ifindex() || leavesThrough(chosen, ndev.ifindex())) {
-                    return new Result(true, describe(chosen, table) + " leaves through " + ndev.name());
+                    return new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name());
                 }
-                return new Result(false, describe(chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
+                return new Result(false, describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
             }
         }
         return new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""));
@@ -131,9 +131,11 @@ final class RouteCheck {
         return r.nexthops().stream().anyMatch(h -> h.ifindex() == ifindex);
     }
 
-    private static String describe(Route r, int table) {
+    private static String describe(NetnsState ns, Route r, int table) {
         String t = table == Route.RT_TABLE_LOCAL ? "local" : table == Route.RT_TABLE_MAIN ? "main" : Integer.toString(table);
         String dst = r.dst() == null ? "default" : InetAddresses.toText(r.dst()) + "/" + r.dstLen();
-        return "route " + dst + (r.oif() != 0 ? " dev#" + r.oif() : "") + " (table " + t + ", type " + r.type() + ")";
+        Link dev = r.oif() == 0 ? null : ns.link(r.oif());
+        String on = r.oif() == 0 ? "" : " dev " + (dev == null ? "#" + r.oif() : dev.name());
+        return "route " + dst + on + " (table " + t + ", type " + r.type() + ")";
     }
 }
