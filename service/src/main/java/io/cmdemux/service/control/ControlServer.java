@@ -1,0 +1,568 @@
+package io.cmdemux.service.control;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.ingress.resolve.ListenerTable;
+import io.cmdemux.namespaces.DiscoveredNetns;
+import io.cmdemux.namespaces.NetnsDiscovery;
+import io.cmdemux.namespaces.NetnsExecutor;
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.namespaces.TopologySnapshot;
+import io.cmdemux.namespaces.TopologyWatcher;
+import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.service.serve.Consumers;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandler;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.DefaultChannelId;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.epoll.EpollIoHandler;
+import io.netty.channel.epoll.EpollServerDomainSocketChannel;
+import io.netty.channel.unix.DomainSocketAddress;
+import io.netty.channel.unix.PeerCredentials;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.GroupPrincipal;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control API (docs/PROTOCOL.md): a host Unix socket for the CLI, the CNI helper and host
+ * consumers, and an abstract socket @cmdemux inside every namespace it is told to serve, for pod
+ * consumers. Each connection is placed in its namespace by the kernel (which socket accepted it,
+ * or SO_PEERCRED checked against the connection's netns cookie), never by what it says. Consumers
+ * LISTEN with the kernel's rdma_bind_addr rules; the pipeline reads {@link #listeners()}, hands
+ * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}.
+ */
+public final class ControlServer implements Consumers {
+    private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
+    private static final JsonNodeFactory F = JsonNodeFactory.instance;
+
+    /**
+     * Settings, each with its default.
+     *
+     * @param hostSocket the socket file; its directory is created (default /run/cmdemux/cmdemux.sock)
+     * @param socketGroup a group to own the host socket (mode 0660), null to keep root's
+     * @param abstractName the abstract name opened in every namespace, without the leading NUL (default "cmdemux")
+     * @param queriesFromPods whether consumers outside the host namespace may QUERY topology,
+     *     explain and gids (they reveal other namespaces; default false). LISTENERS is always allowed
+     *     and shows a pod only its own namespace.
+     * @param eventLoopThreads Netty event loops for all control sockets (default 1)
+     * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
+     * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
+     * @param maxOutstandingPerConsumer delivered requests a consumer may still REJECT; older ones are forgotten (default 4096)
+     * @param stalledFrameMillis a frame that stays incomplete this long closes its connection (default 10 s)
+     */
+    public record Config(Path hostSocket, String socketGroup, String abstractName, boolean queriesFromPods, int eventLoopThreads,
+            int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxOutstandingPerConsumer, long stalledFrameMillis) {
+        public Config {
+            Objects.requireNonNull(hostSocket, "hostSocket");
+            Objects.requireNonNull(abstractName, "abstractName");
+            if (abstractName.isEmpty() || abstractName.length() > 100 || abstractName.indexOf('\0') >= 0) {
+                throw new IllegalArgumentException("abstract socket name '" + abstractName + "' must be 1-100 characters without NUL");
+            }
+            if (hostSocket.toString().length() > 107) {
+                throw new IllegalArgumentException("host socket path " + hostSocket + " is longer than sun_path allows (107 bytes)");
+            }
+            if (eventLoopThreads < 1 || maxConnectionsPerNamespace < 1 || maxListenersPerConsumer < 1 || maxOutstandingPerConsumer < 1
+                    || stalledFrameMillis < 1) {
+                throw new IllegalArgumentException("control limits must be positive");
+            }
+        }
+
+        public static Config defaults() {
+            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096, 10_000);
+        }
+
+        public Config withHostSocket(Path p) {
+            return new Config(p, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+
+        public Config withAbstractName(String n) {
+            return new Config(hostSocket, socketGroup, n, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+
+        public Config withSocketGroup(String g) {
+            return new Config(hostSocket, g, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+
+        public Config withQueriesFromPods(boolean q) {
+            return new Config(hostSocket, socketGroup, abstractName, q, eventLoopThreads, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+
+        public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxOutstandingPerConsumer, long stalledFrameMillis) {
+            return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+    }
+
+    /** A moment's view for metrics and tests. */
+    public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed, Map<String, Long> counters) {}
+
+    private final Config config;
+    private final Supplier<TopologySnapshot> topology;
+    private final QueryHandler queries;
+    private final NetnsId hostNetns;
+    private final EventLoopGroup group;
+    private final ThreadPoolExecutor workers;
+    private final ExecutorService netnsThread;
+    private final ControlCounters counters = new ControlCounters();
+    private final ListenerRegistry registry;
+    private final NamespaceCookies cookies;
+    private final PeerIdentity identity;
+    private final NamespaceSockets sockets;
+    private final ConcurrentHashMap<Long, Connection> connections = new ConcurrentHashMap<>();
+    private final AtomicLong consumerIds = new AtomicLong();
+    private final AtomicBoolean rescanQueued = new AtomicBoolean();
+    private volatile Set<NetnsId> lastTopologyIds = Set.of();
+    private volatile RejectHandler rejectHandler;
+    private volatile Channel hostServer;
+    private volatile boolean closed;
+
+    /**
+     * @param topology the live topology (the daemon passes {@code watcher::current}); LISTEN checks
+     *     addresses against the caller's namespace in it
+     * @param executor where sockets are created inside namespaces; the only place setns happens
+     * @param queries answers QUERY topology/explain/gids; null answers them with EOPNOTSUPP
+     */
+    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries) throws IOException {
+        this.config = Objects.requireNonNull(config, "config");
+        this.topology = Objects.requireNonNull(topology, "topology");
+        this.queries = queries;
+        if (!Epoll.isAvailable()) {
+            throw new IOException("the Netty epoll transport is not available: " + Epoll.unavailabilityCause());
+        }
+        this.hostNetns = NetnsDiscovery.idOf(Path.of("/proc/self/ns/net"));
+        // Netty derives channel ids from a MAC address on first use; do it here, in the host
+        // namespace, rather than on a NetnsExecutor thread inside a pod with no interfaces.
+        DefaultChannelId.newInstance();
+        this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), new DefaultThreadFactory("cmdemux-control", true),
+                EpollIoHandler.newFactory());
+        this.workers = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
+                new DefaultThreadFactory("cmdemux-control-worker", true));
+        this.workers.allowCoreThreadTimeOut(true);
+        this.netnsThread = Executors.newSingleThreadExecutor(new DefaultThreadFactory("cmdemux-control-netns", true));
+        this.registry = new ListenerRegistry(config.maxListenersPerConsumer());
+        this.cookies = new NamespaceCookies(executor);
+        this.identity = new PeerIdentity(Path.of("/proc"), cookies);
+        this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
+    }
+
+    // ---- lifecycle ----
+
+    /**
+     * Binds the host socket (mode 0660). Refuses to take over a socket another live daemon
+     * answers on; a stale file from a crash is replaced.
+     */
+    public void start() throws IOException {
+        Path path = config.hostSocket();
+        Path dir = path.toAbsolutePath().getParent();
+        if (dir != null) {
+            Files.createDirectories(dir);
+        }
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
+                throw new IOException(path + " exists and is not a socket; remove it or choose another --control-socket");
+            }
+            if (answers(path)) {
+                throw new IOException("another cmdemux daemon is serving " + path);
+            }
+        }
+        ChannelFuture f = new ServerBootstrap()
+                .group(group)
+                .channel(EpollServerDomainSocketChannel.class)
+                // Nothing is read from a host-socket peer until it has been placed in its namespace.
+                .childOption(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, new WriteBufferWaterMark(256 * 1024, 1024 * 1024))
+                .childHandler(childInit(Via.HOST_SOCKET, null))
+                .bind(new DomainSocketAddress(path.toString()))
+                .awaitUninterruptibly();
+        if (!f.isSuccess()) {
+            throw new IOException("cannot bind the control socket " + path + ": " + f.cause().getMessage(), f.cause());
+        }
+        hostServer = f.channel();
+        // Bound with the umask's mode, which for root is 0755 and lets no one else connect; tighten/widen to 0660 now.
+        Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw----"));
+        if (config.socketGroup() != null) {
+            GroupPrincipal g = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(config.socketGroup());
+            Files.setAttribute(path, "posix:group", g, LinkOption.NOFOLLOW_LINKS);
+        }
+        log.info("control socket {} (mode 0660{}), @{} in each served namespace", path,
+                config.socketGroup() == null ? "" : ", group " + config.socketGroup(), config.abstractName());
+    }
+
+    private static boolean answers(Path path) {
+        try (SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX)) {
+            ch.configureBlocking(false);
+            ch.connect(UnixDomainSocketAddress.of(path));
+            return true; // connected, or in progress because its backlog is full: someone is listening
+        } catch (ConnectException e) {
+            return false; // ECONNREFUSED: a file left behind by a daemon that died
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /**
+     * Serves exactly these namespaces with @cmdemux: opens it where it is missing, closes it
+     * where a namespace is no longer listed. Runs on the control's own thread; the last call wins.
+     */
+    public CompletableFuture<Void> serveNamespaces(Collection<DiscoveredNetns> namespaces) {
+        List<DiscoveredNetns> copy = List.copyOf(namespaces);
+        return CompletableFuture.runAsync(() -> sockets.reconcile(copy), netnsThread);
+    }
+
+    /**
+     * Keeps @cmdemux open in every namespace on the host: whenever the watcher publishes a
+     * snapshot whose set of namespaces changed, a discovery scan (for paths that open them) is
+     * reconciled on the control's own thread.
+     */
+    public void follow(TopologyWatcher watcher, NetnsDiscovery discovery) {
+        watcher.addListener(snap -> onTopology(snap, discovery));
+        TopologySnapshot now = watcher.current();
+        if (now != null) {
+            onTopology(now, discovery);
+        }
+    }
+
+    private void onTopology(TopologySnapshot snap, NetnsDiscovery discovery) {
+        Set<NetnsId> ids = new HashSet<>();
+        for (NetnsState s : snap.namespaces()) {
+            ids.add(s.id());
+        }
+        if (ids.equals(lastTopologyIds)) {
+            return;
+        }
+        lastTopologyIds = ids;
+        if (!rescanQueued.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            netnsThread.execute(() -> {
+                rescanQueued.set(false);
+                try {
+                    sockets.reconcile(discovery.scan().namespaces());
+                } catch (IOException e) {
+                    log.warn("namespace scan for @{} failed: {}", config.abstractName(), e.getMessage());
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            rescanQueued.set(false); // closing
+        }
+    }
+
+    public Set<NetnsId> servedNamespaces() {
+        return sockets.served();
+    }
+
+    public ControlCounters counters() {
+        return counters;
+    }
+
+    public Stats stats() {
+        ListenerTable t = registry.table();
+        return new Stats(connections.size(), t.all().size(), t.generation(), sockets.served(), counters.snapshot());
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        Channel h = hostServer;
+        if (h != null) {
+            h.close().syncUninterruptibly(); // Netty unlinks the socket file
+        }
+        sockets.close();
+        for (Connection c : connections.values()) {
+            c.channel.close();
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        workers.shutdownNow();
+        netnsThread.shutdownNow();
+    }
+
+    // ---- Consumers ----
+
+    @Override
+    public ListenerTable listeners() {
+        return registry.table();
+    }
+
+    @Override
+    public boolean deliver(Delivery d) {
+        Listener l = d.listener();
+        long owner = l == null ? -1 : registry.ownerOf(l.bindOrder());
+        if (owner < 0 || !ListenerRegistry.owner(owner).equals(l.owner())) {
+            counters.inc("deliver.listener-gone");
+            return false;
+        }
+        Connection c = connections.get(owner);
+        if (c == null || !c.channel.isActive()) {
+            counters.inc("deliver.consumer-gone");
+            return false;
+        }
+        if (!l.netns().equals(c.netns())) {
+            counters.inc("deliver.netns-mismatch");
+            log.warn("not delivering trace {}: listener {} is in {} but {} is in {}", d.traceId(), l.bindOrder(), l.netns(), c, c.netns());
+            return false;
+        }
+        if (!c.channel.isWritable()) {
+            counters.inc("deliver.backlog");
+            return false;
+        }
+        DecisionSummary summary = d.decision() == null
+                ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0, l.netns().inode(), 0)
+                : DecisionSummary.of(d.decision());
+        NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
+        // Encoded here, on the pipeline's thread, so the event loop only copies bytes to the socket.
+        Frame f = Messages.requestFrame(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary, netnsName(decided));
+        c.expect(d.traceId(), l.bindOrder());
+        c.channel.writeAndFlush(Unpooled.wrappedBuffer(FrameCodec.encode(f))).addListener(w -> {
+            if (!w.isSuccess()) {
+                counters.inc("deliver.write-failed");
+            }
+        });
+        counters.inc("deliver.sent");
+        return true;
+    }
+
+    /** The handler runs on a Netty event loop: it must hand slow work (sending the REJ may be) to its own thread. */
+    @Override
+    public void onReject(RejectHandler handler) {
+        this.rejectHandler = handler;
+    }
+
+    // ---- for the connection handlers ----
+
+    ListenerRegistry registry() {
+        return registry;
+    }
+
+    TopologySnapshot topology() {
+        return topology.get();
+    }
+
+    RejectHandler rejectHandler() {
+        return rejectHandler;
+    }
+
+    /** "host", the first name under /run/netns, or "" for an unnamed or unknown namespace. */
+    String netnsName(NetnsId id) {
+        if (id == null) {
+            return "";
+        }
+        if (id.equals(hostNetns)) {
+            return "host";
+        }
+        TopologySnapshot snap = topology.get();
+        NetnsState s = snap == null ? null : snap.namespace(id);
+        return s == null || s.names().isEmpty() ? "" : s.names().get(0);
+    }
+
+    private ChannelHandler childInit(Via via, NetnsId acceptedIn) {
+        return new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+                ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis()), FrameEncoder.INSTANCE,
+                        new ControlHandler(ControlServer.this, via, acceptedIn));
+            }
+        };
+    }
+
+    /** On the event loop, when a connection is accepted. Returns null when it was refused. */
+    Connection accepted(Channel ch, Via via, NetnsId acceptedIn) {
+        long id = consumerIds.incrementAndGet();
+        if (closed) {
+            ch.close();
+            return null;
+        }
+        if (via == Via.ABSTRACT_SOCKET) {
+            int pid = 0;
+            try {
+                PeerCredentials cred = ((EpollDomainSocketChannel) ch).peerCredentials();
+                pid = cred.pid(); // for logs only: the accepting socket already proved the namespace
+            } catch (IOException e) {
+                log.debug("no SO_PEERCRED for an @{} peer: {}", config.abstractName(), e.getMessage());
+            }
+            if (!admit(acceptedIn)) {
+                refuseConnection(ch, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
+                return null;
+            }
+            Connection c = new Connection(id, ch, via, acceptedIn, pid, config.maxOutstandingPerConsumer());
+            connections.put(id, c);
+            log.debug("{} connected", c);
+            return c;
+        }
+        Connection c = new Connection(id, ch, via, null, 0, config.maxOutstandingPerConsumer());
+        connections.put(id, c);
+        try {
+            workers.execute(() -> identify(c));
+        } catch (RejectedExecutionException e) {
+            connections.remove(id);
+            refuseConnection(ch, "busy", Wire.EAGAIN, "the daemon is busy; try again");
+            return null;
+        }
+        return c;
+    }
+
+    private void identify(Connection c) {
+        PeerIdentity.Identified who;
+        try {
+            who = identity.identify((EpollDomainSocketChannel) c.channel);
+        } catch (RequestRefused e) {
+            c.channel.eventLoop().execute(() -> refuseConnection(c.channel, "unidentified", e.status(), e.getMessage()));
+            return;
+        }
+        c.channel.eventLoop().execute(() -> {
+            if (!c.channel.isActive()) {
+                return;
+            }
+            if (!admit(who.netns())) {
+                refuseConnection(c.channel, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
+                return;
+            }
+            c.identified(who.netns(), who.pid());
+            log.debug("{} connected{}", c, who.cookieChecked() ? "" : " (namespace not confirmed by cookie)");
+            c.channel.config().setAutoRead(true);
+        });
+    }
+
+    private boolean admit(NetnsId ns) {
+        int n = 0;
+        for (Connection c : connections.values()) {
+            if (ns.equals(c.netns())) {
+                n++;
+            }
+        }
+        return n < config.maxConnectionsPerNamespace();
+    }
+
+    private void refuseConnection(Channel ch, String counter, int status, String text) {
+        counters.inc("closed." + counter);
+        log.debug("refusing a control connection ({}): {}", counter, text);
+        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0, List.of(Record.text(Wire.R_TEXT, text))))
+                .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
+    }
+
+    /** On the event loop, when a connection closes: its listeners go with it. */
+    void closed(Connection c) {
+        connections.remove(c.id);
+        int n = registry.dropConsumer(c.id);
+        if (n > 0) {
+            log.info("{} disconnected; its {} listener(s) are gone", c, n);
+        } else {
+            log.debug("{} disconnected", c);
+        }
+    }
+
+    /** QUERY: LISTENERS here, the rest by the daemon's handler, all on a worker thread. */
+    void runQuery(Connection c, QueryKind kind, ObjectNode args, Frame request) throws RequestRefused {
+        if (kind != QueryKind.LISTENERS && !c.netns().equals(hostNetns) && !config.queriesFromPods()) {
+            throw new RequestRefused(Wire.EPERM, kind.name().toLowerCase() + " is answered only in the host namespace: it describes other namespaces");
+        }
+        if (kind != QueryKind.LISTENERS && queries == null) {
+            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon answers no " + kind.name().toLowerCase() + " queries");
+        }
+        if (!c.queryRunning.compareAndSet(false, true)) {
+            throw new RequestRefused(Wire.EAGAIN, "one query at a time per connection");
+        }
+        try {
+            workers.execute(() -> {
+                try {
+                    JsonNode answer = kind == QueryKind.LISTENERS ? listenersJson(c) : queries.answer(kind, args, c.info(netnsName(c.netns())));
+                    byte[] json = QueryArgs.JSON.writeValueAsBytes(answer);
+                    if (json.length > Wire.MAX_REPLY_FRAME - 64) {
+                        throw new RequestRefused(Wire.EMSGSIZE, "the answer is " + json.length + " bytes, more than a frame carries");
+                    }
+                    counters.inc("query." + kind.name().toLowerCase());
+                    c.channel.writeAndFlush(Frame.reply(request, Wire.OK, List.of(Record.mandatory(Wire.R_JSON, json))));
+                } catch (RequestRefused e) {
+                    replyRefused(c, request, e.status(), e.getMessage());
+                } catch (JsonProcessingException | RuntimeException e) {
+                    log.warn("{}: {} query failed: {}", c, kind, e.toString());
+                    replyRefused(c, request, Wire.EIO, "the query failed: " + e.getMessage());
+                } finally {
+                    c.queryRunning.set(false);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            c.queryRunning.set(false);
+            throw new RequestRefused(Wire.EAGAIN, "the daemon is busy; try again");
+        }
+    }
+
+    private void replyRefused(Connection c, Frame request, int status, String text) {
+        counters.inc("refused." + Wire.errnoName(status));
+        c.channel.writeAndFlush(Frame.reply(request, status, List.of(Record.text(Wire.R_TEXT, text))));
+    }
+
+    /** Listeners as JSON: all of them for the host namespace, a pod's own for a pod. */
+    private JsonNode listenersJson(Connection c) {
+        ArrayNode out = F.arrayNode();
+        boolean all = c.netns().equals(hostNetns);
+        String mine = ListenerRegistry.owner(c.id);
+        for (Listener l : registry.table().all()) {
+            if (!all && !l.netns().equals(c.netns())) {
+                continue;
+            }
+            ObjectNode o = out.addObject();
+            o.put("listenerId", l.bindOrder());
+            ObjectNode ns = o.putObject("namespace");
+            ns.put("inode", l.netns().inode());
+            ns.put("name", netnsName(l.netns()));
+            o.put("ps", l.portSpace().cliName());
+            o.put("address", l.address() == null ? "ib" : InetAddresses.toText(l.address()));
+            o.put("port", l.port());
+            o.put("afonly", l.afonly());
+            o.put("boundIfindex", l.boundIfindex());
+            o.put("owner", l.owner());
+            o.put("mine", mine.equals(l.owner()));
+        }
+        return out;
+    }
+}
