@@ -272,7 +272,8 @@ public final class ControlServer implements Consumers {
         for (NetnsState s : snap.namespaces()) {
             ids.add(s.id());
         }
-        if (ids.equals(lastTopologyIds)) {
+        // Rescan when namespaces came or went, or to retry one whose socket could not be opened.
+        if (ids.equals(lastTopologyIds) && !sockets.incomplete()) {
             return;
         }
         lastTopologyIds = ids;

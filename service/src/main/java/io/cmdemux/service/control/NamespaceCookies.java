@@ -64,6 +64,14 @@ final class NamespaceCookies {
         if (c != null) {
             return OptionalLong.of(c);
         }
+        return measure(id, path);
+    }
+
+    /**
+     * Measures again, ignoring what is known: nsfs inodes are reused once a namespace is freed, so
+     * a remembered cookie may belong to a dead namespace that had the same inode.
+     */
+    OptionalLong measure(NetnsId id, String path) throws IOException {
         OptionalLong measured = executor.call(path, () -> {
             NetnsId here = NetnsDiscovery.idOf(Path.of("/proc/thread-self/ns/net"));
             if (!here.equals(id)) {

@@ -39,6 +39,8 @@ final class NamespaceSockets implements AutoCloseable {
     private final NamespaceCookies cookies;
     private final ControlCounters counters;
     private final Map<NetnsId, Channel> servers = new ConcurrentHashMap<>();
+    // why @name could not be opened where it could not; a namespace is warned about once per reason
+    private final Map<NetnsId, String> failed = new ConcurrentHashMap<>();
 
     NamespaceSockets(NetnsExecutor executor, EventLoopGroup group, String abstractName, Function<NetnsId, ChannelHandler> childHandler,
             NamespaceCookies cookies, ControlCounters counters) {
@@ -56,6 +58,7 @@ final class NamespaceSockets implements AutoCloseable {
         for (DiscoveredNetns d : wanted) {
             want.add(d.id());
         }
+        failed.keySet().retainAll(want);
         for (NetnsId id : Set.copyOf(servers.keySet())) {
             if (!want.contains(id)) {
                 Channel ch = servers.remove(id);
@@ -71,9 +74,15 @@ final class NamespaceSockets implements AutoCloseable {
             if (!servers.containsKey(d.id())) {
                 try {
                     open(d);
+                    failed.remove(d.id());
+                } catch (Vanished e) {
+                    // A process that owned an unnamed namespace exited between the scan and now: nothing to serve.
+                    log.debug("namespace {} ({}) is gone: {}", label(d), d.path(), e.getMessage());
                 } catch (IOException e) {
                     counters.inc("abstract.open-failed");
-                    log.warn("cannot open @{} in namespace {} ({}): {}", abstractName, label(d), d.path(), e.getMessage());
+                    if (!e.getMessage().equals(failed.put(d.id(), e.getMessage()))) {
+                        log.warn("cannot open @{} in namespace {} ({}): {}", abstractName, label(d), d.path(), e.getMessage());
+                    }
                 }
             }
         }
@@ -83,15 +92,32 @@ final class NamespaceSockets implements AutoCloseable {
         return Set.copyOf(servers.keySet());
     }
 
+    /** Whether the last reconcile left some wanted namespace without its socket (worth another try later). */
+    boolean incomplete() {
+        return !failed.isEmpty();
+    }
+
+    /** The namespace could not be entered or is no longer the one the path opened. */
+    private static final class Vanished extends IOException {
+        Vanished(String message, Throwable cause) {
+            super(message, cause);
+        }
+    }
+
     private void open(DiscoveredNetns d) throws IOException {
-        EpollServerDomainSocketChannel server = executor.call(d.path(), () -> {
-            // A /proc/PID path can outlive its process and name another namespace once the pid is reused.
-            NetnsId here = NetnsDiscovery.idOf(Path.of("/proc/thread-self/ns/net"));
-            if (!here.equals(d.id())) {
-                throw new IOException(d.path() + " opens namespace " + here + " now, not " + d.id());
-            }
-            return new EpollServerDomainSocketChannel();
-        });
+        EpollServerDomainSocketChannel server;
+        try {
+            server = executor.call(d.path(), () -> {
+                // A /proc/PID path can outlive its process and name another namespace once the pid is reused.
+                NetnsId here = NetnsDiscovery.idOf(Path.of("/proc/thread-self/ns/net"));
+                if (!here.equals(d.id())) {
+                    throw new IOException(d.path() + " opens namespace " + here + " now, not " + d.id());
+                }
+                return new EpollServerDomainSocketChannel();
+            });
+        } catch (IOException e) {
+            throw new Vanished(e.getMessage(), e);
+        }
         ChannelFuture bound = new ServerBootstrap()
                 .group(group)
                 .channelFactory(() -> server)

@@ -64,6 +64,13 @@ final class PeerIdentity {
             throw new RequestRefused(Wire.EPERM, "cannot confirm the namespace of pid " + pid + ": " + e.getMessage());
         }
         if (nsCookie.isPresent() && nsCookie.getAsLong() != socketCookie.getAsLong()) {
+            try {
+                nsCookie = cookies.measure(netns, nsPath.toString());
+            } catch (IOException e) {
+                throw new RequestRefused(Wire.EPERM, "cannot confirm the namespace of pid " + pid + ": " + e.getMessage());
+            }
+        }
+        if (nsCookie.isPresent() && nsCookie.getAsLong() != socketCookie.getAsLong()) {
             throw new RequestRefused(Wire.EPERM, "your socket was created in another network namespace than your process (pid " + pid
                     + ") runs in; connect to @" + Wire.ABSTRACT_NAME + " from inside that namespace instead");
         }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.PortSpace;
 import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.service.serve.Consumers;
 import io.netty.buffer.Unpooled;
@@ -170,9 +171,11 @@ class ControlServerAsRootTest {
         assertThat(lab.podClient(podB).hello("b").netns()).isEqualTo(lab.id(podB));
         String hidden = lab.hiddenPod("hid");
         assertThatThrownBy(() -> lab.podClient(hidden)).isInstanceOf(IOException.class).hasMessageContaining("refused");
+        // A second, independent client: Python's socket module, run inside each namespace.
+        Host.requireCommand("python3", "python3");
         String probe = "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0" + lab.abstractName + "');print('ok')";
-        assertThat(io.cmdemux.namespaces.testkit.Host.run("ip", "netns", "exec", hidden, "python3", "-c", probe).exit()).isNotZero();
-        assertThat(io.cmdemux.namespaces.testkit.Host.run("ip", "netns", "exec", podA, "python3", "-c", probe).stdout()).contains("ok");
+        assertThat(Host.run("ip", "netns", "exec", hidden, "python3", "-c", probe).exit()).isNotZero();
+        assertThat(Host.run("ip", "netns", "exec", podA, "python3", "-c", probe).stdout()).contains("ok");
     }
 
     @Test
