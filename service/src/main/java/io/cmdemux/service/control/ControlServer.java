@@ -88,11 +88,13 @@ public final class ControlServer implements Consumers {
      * @param eventLoopThreads Netty event loops for all control sockets (default 1)
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
+     * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
      * @param maxOutstandingPerConsumer delivered requests a consumer may still REJECT; older ones are forgotten (default 4096)
      * @param stalledFrameMillis a frame that stays incomplete this long closes its connection (default 10 s)
      */
     public record Config(Path hostSocket, String socketGroup, String abstractName, boolean queriesFromPods, int eventLoopThreads,
-            int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxOutstandingPerConsumer, long stalledFrameMillis) {
+            int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxListenersPerNamespace, int maxOutstandingPerConsumer,
+            long stalledFrameMillis) {
         public Config {
             Objects.requireNonNull(hostSocket, "hostSocket");
             Objects.requireNonNull(abstractName, "abstractName");
@@ -102,39 +104,40 @@ public final class ControlServer implements Consumers {
             if (hostSocket.toString().length() > 107) {
                 throw new IllegalArgumentException("host socket path " + hostSocket + " is longer than sun_path allows (107 bytes)");
             }
-            if (eventLoopThreads < 1 || maxConnectionsPerNamespace < 1 || maxListenersPerConsumer < 1 || maxOutstandingPerConsumer < 1
-                    || stalledFrameMillis < 1) {
+            if (eventLoopThreads < 1 || maxConnectionsPerNamespace < 1 || maxListenersPerConsumer < 1 || maxListenersPerNamespace < 1
+                    || maxOutstandingPerConsumer < 1 || stalledFrameMillis < 1) {
                 throw new IllegalArgumentException("control limits must be positive");
             }
         }
 
         public static Config defaults() {
-            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096, 10_000);
+            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096, 4096, 10_000);
         }
 
         public Config withHostSocket(Path p) {
             return new Config(p, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
         public Config withAbstractName(String n) {
             return new Config(hostSocket, socketGroup, n, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
         public Config withSocketGroup(String g) {
             return new Config(hostSocket, g, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
         public Config withQueriesFromPods(boolean q) {
             return new Config(hostSocket, socketGroup, abstractName, q, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
-        public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxOutstandingPerConsumer, long stalledFrameMillis) {
+        public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxListenersPerNamespace,
+                int maxOutstandingPerConsumer, long stalledFrameMillis) {
             return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxOutstandingPerConsumer, stalledFrameMillis);
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
     }
 
@@ -184,7 +187,7 @@ public final class ControlServer implements Consumers {
                 new DefaultThreadFactory("cmdemux-control-worker", true));
         this.workers.allowCoreThreadTimeOut(true);
         this.netnsThread = Executors.newSingleThreadExecutor(new DefaultThreadFactory("cmdemux-control-netns", true));
-        this.registry = new ListenerRegistry(config.maxListenersPerConsumer());
+        this.registry = new ListenerRegistry(config.maxListenersPerConsumer(), config.maxListenersPerNamespace());
         this.cookies = new NamespaceCookies(executor);
         this.identity = new PeerIdentity(Path.of("/proc"), cookies);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);

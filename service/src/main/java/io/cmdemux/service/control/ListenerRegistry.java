@@ -24,15 +24,22 @@ final class ListenerRegistry {
 
     private final Object lock = new Object();
     private final int maxPerConsumer;
+    private final int maxPerNamespace;
     private volatile ListenerTable table = ListenerTable.empty();
     // guarded by lock
     private long generation;
     private long nextBindOrder = 1;
     private final Map<Long, Long> ownerOf = new HashMap<>();
     private final Map<Long, Integer> countOf = new HashMap<>();
+    private final Map<NetnsId, Integer> countIn = new HashMap<>();
 
-    ListenerRegistry(int maxPerConsumer) {
+    /**
+     * @param maxPerNamespace every change rebuilds the table, so one namespace's consumers (up to
+     *     the connection limit each) must not be able to grow it without bound
+     */
+    ListenerRegistry(int maxPerConsumer, int maxPerNamespace) {
         this.maxPerConsumer = maxPerConsumer;
+        this.maxPerNamespace = maxPerNamespace;
     }
 
     ListenerTable table() {
@@ -51,6 +58,9 @@ final class ListenerRegistry {
             if (countOf.getOrDefault(consumerId, 0) >= maxPerConsumer) {
                 throw new RequestRefused(Wire.ENOSPC, "a consumer may hold at most " + maxPerConsumer + " listeners");
             }
+            if (countIn.getOrDefault(netns, 0) >= maxPerNamespace) {
+                throw new RequestRefused(Wire.ENOSPC, "a namespace may hold at most " + maxPerNamespace + " listeners");
+            }
             ListenerTable t = table;
             int port = spec.port() == 0 ? ephemeralPort(t, netns, spec.portSpace()) : spec.port();
             Listener candidate = new Listener(netns, spec.portSpace(), port, BindRules.normalised(spec.address()), afonly, boundIfindex,
@@ -59,6 +69,7 @@ final class ListenerRegistry {
             nextBindOrder++;
             ownerOf.put(candidate.bindOrder(), consumerId);
             countOf.merge(consumerId, 1, Integer::sum);
+            countIn.merge(netns, 1, Integer::sum);
             table = t.with(++generation, candidate);
             return candidate;
         }
@@ -74,6 +85,9 @@ final class ListenerRegistry {
             Listener gone = find(listenerId);
             ownerOf.remove(listenerId);
             countOf.merge(consumerId, -1, Integer::sum);
+            if (gone != null) {
+                countIn.merge(gone.netns(), -1, (a, b) -> a + b == 0 ? null : a + b);
+            }
             table = table.without(++generation, l -> l.bindOrder() == listenerId);
             return gone;
         }
@@ -88,6 +102,11 @@ final class ListenerRegistry {
             }
             ownerOf.values().removeIf(o -> o == consumerId);
             String owner = owner(consumerId);
+            for (Listener l : table.all()) {
+                if (owner.equals(l.owner())) {
+                    countIn.merge(l.netns(), -1, (a, b) -> a + b == 0 ? null : a + b);
+                }
+            }
             table = table.without(++generation, l -> owner.equals(l.owner()));
             return n;
         }

@@ -331,7 +331,7 @@ class ControlServerAsRootTest {
 
     @Test
     void badFramesGetAClearErrorOrAClosedConnectionAndTheServerCarriesOn() throws Exception {
-        start(ControlServer.Config.defaults().withLimits(128, 1024, 4096, 300), null);
+        start(ControlServer.Config.defaults().withLimits(128, 1024, 4096, 4096, 300), null);
 
         // An unknown message type: a reply with EOPNOTSUPP, and the connection stays usable.
         ControlClient c = lab.podClient(podA);

@@ -24,7 +24,7 @@ class ListenerRegistryTest {
     private final NetnsId podA = b.pod("podA", 1);
     private final NetnsId podB = b.pod("podB", 2);
     private final TopologySnapshot topo;
-    private final ListenerRegistry reg = new ListenerRegistry(8);
+    private final ListenerRegistry reg = new ListenerRegistry(8, 12);
 
     ListenerRegistryTest() {
         b.link(host, 1, "lo").add();
@@ -188,6 +188,23 @@ class ListenerRegistryTest {
             listen(1, podA, spec("0.0.0.0", p));
         }
         refused(() -> listen(1, podA, spec("0.0.0.0", 9)), Wire.ENOSPC);
+    }
+
+    @Test
+    void aNamespaceHasALimitOfListenersWhoeverAsks() throws RequestRefused {
+        for (int p = 1; p <= 8; p++) {
+            listen(1, podA, spec("0.0.0.0", p));
+        }
+        for (int p = 9; p <= 12; p++) {
+            listen(2, podA, spec("0.0.0.0", p));
+        }
+        refused(() -> listen(3, podA, spec("0.0.0.0", 13)), Wire.ENOSPC);
+        listen(3, podB, spec("0.0.0.0", 13));
+        reg.dropConsumer(1);
+        listen(3, podA, spec("0.0.0.0", 13));
+        Listener l = listen(3, podA, spec("0.0.0.0", 14));
+        reg.unlisten(3, l.bindOrder());
+        listen(2, podA, spec("0.0.0.0", 15));
     }
 
     @Test
