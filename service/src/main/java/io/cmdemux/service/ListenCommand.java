@@ -31,9 +31,10 @@ import picocli.CommandLine.Option;
  * JSON line on stdout.
  */
 @Command(name = "listen", mixinStandardHelpOptions = true,
-        description = {"Listen for RDMA CM connection requests in this network namespace, through the daemon.",
-            "Each delivered REQ is printed as one JSON line. Exit: 0 on SIGINT/SIGTERM or after --count requests,",
-            "1 when the daemon refuses the LISTEN (EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon."})
+        description = {"Listen for RDMA CM connection requests in this network namespace, through the daemon",
+            "(run it with `ip netns exec NS`). Each delivered REQ is printed as one JSON line.",
+            "Exit: 0 after --count requests, 130/143 on SIGINT/SIGTERM, 1 when the daemon refuses the LISTEN",
+            "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon."})
 final class ListenCommand implements Callable<Integer> {
     @Option(names = "--ip", required = true, paramLabel = "ADDR",
             description = "the address to listen on: one of this namespace's, or 0.0.0.0 / :: for all")

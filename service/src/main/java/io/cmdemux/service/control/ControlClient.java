@@ -105,7 +105,9 @@ public final class ControlClient implements AutoCloseable {
             throw new IOException("connecting to " + display(address) + " timed out");
         }
         if (!f.isSuccess()) {
-            throw new IOException("cannot connect to " + display(address) + ": " + f.cause().getMessage(), f.cause());
+            // Netty appends the address, raw NUL and all; say it once, readably.
+            String why = String.valueOf(f.cause().getMessage()).replace(": " + address.path(), "");
+            throw new IOException("cannot connect to " + display(address) + ": " + why, f.cause());
         }
         ControlClient c = new ControlClient(group, ownGroup, f.channel(), handler);
         f.channel().closeFuture().addListener(x -> handler.onClosed());

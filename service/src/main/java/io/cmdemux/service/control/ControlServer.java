@@ -196,6 +196,23 @@ public final class ControlServer implements Consumers {
     // ---- lifecycle ----
 
     /**
+     * The daemon's wiring in one call: a server that has bound the host socket and keeps @cmdemux
+     * open in every namespace the watcher's discovery finds. The watcher must have been started.
+     */
+    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery, NetnsExecutor executor,
+            QueryHandler queries) throws IOException {
+        ControlServer s = new ControlServer(config, watcher::current, executor, queries);
+        try {
+            s.start();
+            s.follow(watcher, discovery);
+            return s;
+        } catch (IOException | RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    /**
      * Binds the host socket (mode 0660). Refuses to take over a socket another live daemon
      * answers on; a stale file from a crash is replaced.
      */

@@ -71,9 +71,7 @@ final class ControlLab implements AutoCloseable {
     }
 
     ControlServer start(ControlServer.Config config, QueryHandler queries) throws IOException {
-        server = new ControlServer(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher::current, executor, queries);
-        server.start();
-        server.follow(watcher, discovery);
+        server = ControlServer.start(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher, discovery, executor, queries);
         return server;
     }
 
