@@ -348,11 +348,18 @@ public final class ControlServer implements Consumers {
 
     // ---- Consumers ----
 
+    /** The consumers' listeners, placed in their proven namespaces; a volatile read, cheap enough per frame. */
     @Override
     public ListenerTable listeners() {
         return registry.table();
     }
 
+    /**
+     * Sends the REQ to the connection that owns {@code d.listener()}; safe from any thread, and
+     * it does not wait for the socket. False, counted as {@code deliver.<why>}, when the listener
+     * is not (or no longer) one of ours, its consumer has gone, the consumer's namespace is not
+     * the listener's, or the consumer is not reading (over 1 MiB already queued for it).
+     */
     @Override
     public boolean deliver(Delivery d) {
         Listener l = d.listener();
