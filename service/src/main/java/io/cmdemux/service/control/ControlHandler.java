@@ -5,11 +5,13 @@ import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
+import io.cmdemux.service.serve.Consumers;
 import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.util.List;
 import java.util.Set;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,28 +24,32 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private static final Logger log = LoggerFactory.getLogger(ControlHandler.class);
     private static final int MAX_CLIENT_NAME = 64;
 
-    private final ControlServer server;
+    /** What every connection's handler shares. */
+    record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, Supplier<TopologySnapshot> topology,
+            Supplier<Consumers.RejectHandler> rejects, NamespaceNames names, ControlCounters counters) {}
+
+    private final Context daemon;
     private final Via via;
     private final NetnsId acceptedIn;
     private Connection conn;
 
     /** @param acceptedIn the namespace whose @cmdemux socket accepted us, or null for the host socket */
-    ControlHandler(ControlServer server, Via via, NetnsId acceptedIn) {
-        this.server = server;
+    ControlHandler(Context context, Via via, NetnsId acceptedIn) {
+        this.daemon = context;
         this.via = via;
         this.acceptedIn = acceptedIn;
     }
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        conn = server.accepted(ctx.channel(), via, acceptedIn);
+        conn = daemon.connections().accepted(ctx.channel(), via, acceptedIn);
         ctx.fireChannelActive();
     }
 
     @Override
     public void channelInactive(ChannelHandlerContext ctx) {
         if (conn != null) {
-            server.closed(conn);
+            daemon.connections().closed(conn);
         }
         ctx.fireChannelInactive();
     }
@@ -55,7 +61,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         }
         if (msg instanceof FrameDecoder.Violation) {
             FrameDecoder.Violation v = (FrameDecoder.Violation) msg;
-            server.counters().inc("closed." + v.counter());
+            daemon.counters().inc("closed." + v.counter());
             log.debug("{}: closing: {}", conn, v.error().getMessage());
             Frame err = new Frame(Wire.VERSION, Wire.ERROR, v.error().status(), Wire.FORMAT_RECORDS, 0, 0,
                     List.of(Record.text(Wire.R_TEXT, v.error().getMessage())));
@@ -69,7 +75,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         }
         Frame f = (Frame) msg;
         if (f.isReply()) {
-            server.counters().inc("ignored.reply");
+            daemon.counters().inc("ignored.reply");
             return;
         }
         try {
@@ -106,26 +112,26 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private void hello(ChannelHandlerContext ctx, Frame f) throws ProtocolException {
         Messages.requireKnown(f, Set.of(Wire.R_CLIENT_NAME));
         f.first(Wire.R_CLIENT_NAME).ifPresent(r -> conn.clientName(printable(r.text())));
-        String name = server.netnsName(conn.netns());
+        String name = daemon.names().of(conn.netns());
         ok(ctx, f, List.of(Messages.consumer(conn.info(name)), Record.text(Wire.R_NETNS_NAME, name)));
     }
 
     private void listen(ChannelHandlerContext ctx, Frame f) throws ProtocolException, RequestRefused {
         Messages.requireKnown(f, Set.of(Wire.R_LISTEN_SPEC));
         ListenSpec spec = Messages.listenSpec(Messages.required(f, Wire.R_LISTEN_SPEC, "LISTEN_SPEC"));
-        TopologySnapshot snap = server.topology();
+        TopologySnapshot snap = daemon.topology().get();
         NetnsState state = snap == null ? null : snap.namespace(conn.netns());
-        Listener l = server.registry().listen(conn.id, conn.netns(), state, spec);
+        Listener l = daemon.registry().listen(conn.id, conn.netns(), state, spec);
         ListenSpec effective = new ListenSpec(spec.family(), l.portSpace(), l.port(), l.address(), true, l.afonly(), l.boundIfindex());
-        server.counters().inc("listen.ok");
-        log.info("{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l), server.netnsName(conn.netns()), l.bindOrder());
+        daemon.counters().inc("listen.ok");
+        log.info("{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l), daemon.names().of(conn.netns()), l.bindOrder());
         ok(ctx, f, List.of(Messages.listener(new ListenerInfo(l.bindOrder(), l.netns().inode(), effective))));
     }
 
     private void unlisten(ChannelHandlerContext ctx, Frame f) throws ProtocolException, RequestRefused {
         Messages.requireKnown(f, Set.of(Wire.R_LISTENER_ID));
         long id = Messages.listenerId(Messages.required(f, Wire.R_LISTENER_ID, "LISTENER_ID"));
-        Listener gone = server.registry().unlisten(conn.id, id);
+        Listener gone = daemon.registry().unlisten(conn.id, id);
         log.info("{}: UNLISTEN {} (listener {})", conn, gone == null ? "?" : BindRules.describe(gone), id);
         ok(ctx, f, List.of());
     }
@@ -138,29 +144,29 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
             throw new RequestRefused(Wire.EOPNOTSUPP, "unknown query kind " + code + " (1 topology, 2 explain, 3 gids, 4 listeners)");
         }
         ObjectNode args = QueryArgs.parse(f.first(Wire.R_JSON).map(Record::value).orElse(null));
-        server.runQuery(conn, kind, args, f);
+        daemon.queries().run(conn, kind, args, f);
     }
 
     private void reject(ChannelHandlerContext ctx, Frame f) throws ProtocolException, RequestRefused {
         Rejection r = Messages.rejection(f);
-        io.cmdemux.service.serve.Consumers.RejectHandler sink = server.rejectHandler();
+        Consumers.RejectHandler sink = daemon.rejects().get();
         if (sink == null) {
             throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon sends no REJs (no reject handler is installed)");
         }
         Long listenerId = conn.answer(r.traceId());
         if (listenerId == null) {
-            server.counters().inc("reject.unknown-trace");
+            daemon.counters().inc("reject.unknown-trace");
             throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(r.traceId())
                     + " was not delivered to you, or was already answered");
         }
         try {
             sink.reject(r.traceId(), r.reason(), r.ari(), r.privateData());
         } catch (RuntimeException e) {
-            server.counters().inc("reject.handler-failed");
+            daemon.counters().inc("reject.handler-failed");
             log.warn("{}: the reject handler failed for trace {}: {}", conn, r.traceId(), e.toString());
             throw new RequestRefused(Wire.EIO, "the daemon could not send the REJ: " + e.getMessage());
         }
-        server.counters().inc("reject.ok");
+        daemon.counters().inc("reject.ok");
         log.debug("{}: REJECT trace {} reason {}", conn, r.traceId(), r.reason());
         ok(ctx, f, List.of());
     }
@@ -170,7 +176,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     }
 
     private void refuse(ChannelHandlerContext ctx, int type, int seq, int status, String text) {
-        server.counters().inc("refused." + Wire.errnoName(status));
+        daemon.counters().inc("refused." + Wire.errnoName(status));
         log.debug("{}: {} refused: {} {}", conn, Wire.typeName(type), Wire.errnoName(status), text);
         ctx.writeAndFlush(new Frame(Wire.VERSION, type, status, Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, seq, List.of(Record.text(Wire.R_TEXT, text))));
     }
@@ -186,7 +192,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
-        server.counters().inc("closed.io-error");
+        daemon.counters().inc("closed.io-error");
         log.debug("{}: closing after an error: {}", conn, cause.toString());
         ctx.close();
     }

@@ -1,10 +1,5 @@
 package io.cmdemux.service.control;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.namespaces.DiscoveredNetns;
@@ -14,7 +9,6 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
-import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.service.serve.Consumers;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.Unpooled;
@@ -28,11 +22,9 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.epoll.Epoll;
-import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollServerDomainSocketChannel;
 import io.netty.channel.unix.DomainSocketAddress;
-import io.netty.channel.unix.PeerCredentials;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -52,14 +44,12 @@ import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -74,7 +64,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class ControlServer implements Consumers {
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
-    private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     /**
      * Settings, each with its default.
@@ -145,19 +134,16 @@ public final class ControlServer implements Consumers {
     public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed, Map<String, Long> counters) {}
 
     private final Config config;
-    private final Supplier<TopologySnapshot> topology;
-    private final QueryHandler queries;
-    private final NetnsId hostNetns;
     private final EventLoopGroup group;
     private final ThreadPoolExecutor workers;
     private final ExecutorService netnsThread;
     private final ControlCounters counters = new ControlCounters();
     private final ListenerRegistry registry;
     private final NamespaceCookies cookies;
-    private final PeerIdentity identity;
     private final NamespaceSockets sockets;
-    private final ConcurrentHashMap<Long, Connection> connections = new ConcurrentHashMap<>();
-    private final AtomicLong consumerIds = new AtomicLong();
+    private final NamespaceNames names;
+    private final Connections connections;
+    private final ControlHandler.Context context;
     private final AtomicBoolean rescanQueued = new AtomicBoolean();
     private volatile Set<NetnsId> lastTopologyIds = Set.of();
     private volatile RejectHandler rejectHandler;
@@ -172,12 +158,11 @@ public final class ControlServer implements Consumers {
      */
     public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries) throws IOException {
         this.config = Objects.requireNonNull(config, "config");
-        this.topology = Objects.requireNonNull(topology, "topology");
-        this.queries = queries;
+        Objects.requireNonNull(topology, "topology");
         if (!Epoll.isAvailable()) {
             throw new IOException("the Netty epoll transport is not available: " + Epoll.unavailabilityCause());
         }
-        this.hostNetns = NetnsDiscovery.idOf(Path.of("/proc/self/ns/net"));
+        this.names = new NamespaceNames(NetnsDiscovery.idOf(Path.of("/proc/self/ns/net")), topology);
         // Netty derives channel ids from a MAC address on first use; do it here, in the host
         // namespace, rather than on a NetnsExecutor thread inside a pod with no interfaces.
         DefaultChannelId.newInstance();
@@ -189,7 +174,10 @@ public final class ControlServer implements Consumers {
         this.netnsThread = Executors.newSingleThreadExecutor(new DefaultThreadFactory("cmdemux-control-netns", true));
         this.registry = new ListenerRegistry(config.maxListenersPerConsumer(), config.maxListenersPerNamespace());
         this.cookies = new NamespaceCookies(executor);
-        this.identity = new PeerIdentity(Path.of("/proc"), cookies);
+        this.connections = new Connections(new PeerIdentity(Path.of("/proc"), cookies), registry, workers, counters,
+                config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
+        this.context = new ControlHandler.Context(connections, registry, new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
+                topology, () -> rejectHandler, names, counters);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
 
@@ -338,9 +326,7 @@ public final class ControlServer implements Consumers {
             h.close().syncUninterruptibly(); // Netty unlinks the socket file
         }
         sockets.close();
-        for (Connection c : connections.values()) {
-            c.channel.close();
-        }
+        connections.closeAll();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownNow();
         netnsThread.shutdownNow();
@@ -387,7 +373,7 @@ public final class ControlServer implements Consumers {
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
         // Encoded here, on the pipeline's thread, so the event loop only copies bytes to the socket.
-        Frame f = Messages.requestFrame(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary, netnsName(decided));
+        Frame f = Messages.requestFrame(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary, names.of(decided));
         c.expect(d.traceId(), l.bindOrder());
         c.channel.writeAndFlush(Unpooled.wrappedBuffer(FrameCodec.encode(f))).addListener(w -> {
             if (!w.isSuccess()) {
@@ -404,193 +390,14 @@ public final class ControlServer implements Consumers {
         this.rejectHandler = handler;
     }
 
-    // ---- for the connection handlers ----
-
-    ListenerRegistry registry() {
-        return registry;
-    }
-
-    TopologySnapshot topology() {
-        return topology.get();
-    }
-
-    RejectHandler rejectHandler() {
-        return rejectHandler;
-    }
-
-    /** "host", the first name under /run/netns, or "" for an unnamed or unknown namespace. */
-    String netnsName(NetnsId id) {
-        if (id == null) {
-            return "";
-        }
-        if (id.equals(hostNetns)) {
-            return "host";
-        }
-        TopologySnapshot snap = topology.get();
-        NetnsState s = snap == null ? null : snap.namespace(id);
-        return s == null || s.names().isEmpty() ? "" : s.names().get(0);
-    }
-
     private ChannelHandler childInit(Via via, NetnsId acceptedIn) {
         return new ChannelInitializer<Channel>() {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
                 ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis()), FrameEncoder.INSTANCE,
-                        new ControlHandler(ControlServer.this, via, acceptedIn));
+                        new ControlHandler(context, via, acceptedIn));
             }
         };
-    }
-
-    /** On the event loop, when a connection is accepted. Returns null when it was refused. */
-    Connection accepted(Channel ch, Via via, NetnsId acceptedIn) {
-        long id = consumerIds.incrementAndGet();
-        if (closed) {
-            ch.close();
-            return null;
-        }
-        if (via == Via.ABSTRACT_SOCKET) {
-            int pid = 0;
-            try {
-                PeerCredentials cred = ((EpollDomainSocketChannel) ch).peerCredentials();
-                pid = cred.pid(); // for logs only: the accepting socket already proved the namespace
-            } catch (IOException e) {
-                log.debug("no SO_PEERCRED for an @{} peer: {}", config.abstractName(), e.getMessage());
-            }
-            if (!admit(acceptedIn)) {
-                refuseConnection(ch, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
-                return null;
-            }
-            Connection c = new Connection(id, ch, via, acceptedIn, pid, config.maxOutstandingPerConsumer());
-            connections.put(id, c);
-            log.debug("{} connected", c);
-            return c;
-        }
-        Connection c = new Connection(id, ch, via, null, 0, config.maxOutstandingPerConsumer());
-        connections.put(id, c);
-        try {
-            workers.execute(() -> identify(c));
-        } catch (RejectedExecutionException e) {
-            connections.remove(id);
-            refuseConnection(ch, "busy", Wire.EAGAIN, "the daemon is busy; try again");
-            return null;
-        }
-        return c;
-    }
-
-    private void identify(Connection c) {
-        PeerIdentity.Identified who;
-        try {
-            who = identity.identify((EpollDomainSocketChannel) c.channel);
-        } catch (RequestRefused e) {
-            c.channel.eventLoop().execute(() -> refuseConnection(c.channel, "unidentified", e.status(), e.getMessage()));
-            return;
-        }
-        c.channel.eventLoop().execute(() -> {
-            if (!c.channel.isActive()) {
-                return;
-            }
-            if (!admit(who.netns())) {
-                refuseConnection(c.channel, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
-                return;
-            }
-            c.identified(who.netns(), who.pid());
-            log.debug("{} connected{}", c, who.cookieChecked() ? "" : " (namespace not confirmed by cookie)");
-            c.channel.config().setAutoRead(true);
-        });
-    }
-
-    private boolean admit(NetnsId ns) {
-        int n = 0;
-        for (Connection c : connections.values()) {
-            if (ns.equals(c.netns())) {
-                n++;
-            }
-        }
-        return n < config.maxConnectionsPerNamespace();
-    }
-
-    private void refuseConnection(Channel ch, String counter, int status, String text) {
-        counters.inc("closed." + counter);
-        log.debug("refusing a control connection ({}): {}", counter, text);
-        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0, List.of(Record.text(Wire.R_TEXT, text))))
-                .addListener(io.netty.channel.ChannelFutureListener.CLOSE);
-    }
-
-    /** On the event loop, when a connection closes: its listeners go with it. */
-    void closed(Connection c) {
-        connections.remove(c.id);
-        int n = registry.dropConsumer(c.id);
-        if (n > 0) {
-            log.info("{} disconnected; its {} listener(s) are gone", c, n);
-        } else {
-            log.debug("{} disconnected", c);
-        }
-    }
-
-    /** QUERY: LISTENERS here, the rest by the daemon's handler, all on a worker thread. */
-    void runQuery(Connection c, QueryKind kind, ObjectNode args, Frame request) throws RequestRefused {
-        if (kind != QueryKind.LISTENERS && !c.netns().equals(hostNetns) && !config.queriesFromPods()) {
-            throw new RequestRefused(Wire.EPERM, kind.name().toLowerCase() + " is answered only in the host namespace: it describes other namespaces");
-        }
-        if (kind != QueryKind.LISTENERS && queries == null) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon answers no " + kind.name().toLowerCase() + " queries");
-        }
-        if (!c.queryRunning.compareAndSet(false, true)) {
-            throw new RequestRefused(Wire.EAGAIN, "one query at a time per connection");
-        }
-        try {
-            workers.execute(() -> {
-                try {
-                    JsonNode answer = kind == QueryKind.LISTENERS ? listenersJson(c) : queries.answer(kind, args, c.info(netnsName(c.netns())));
-                    byte[] json = QueryArgs.JSON.writeValueAsBytes(answer);
-                    if (json.length > Wire.MAX_REPLY_FRAME - 64) {
-                        throw new RequestRefused(Wire.EMSGSIZE, "the answer is " + json.length + " bytes, more than a frame carries");
-                    }
-                    counters.inc("query." + kind.name().toLowerCase());
-                    c.channel.writeAndFlush(Frame.reply(request, Wire.OK, List.of(Record.mandatory(Wire.R_JSON, json))));
-                } catch (RequestRefused e) {
-                    replyRefused(c, request, e.status(), e.getMessage());
-                } catch (JsonProcessingException | RuntimeException e) {
-                    log.warn("{}: {} query failed: {}", c, kind, e.toString());
-                    replyRefused(c, request, Wire.EIO, "the query failed: " + e.getMessage());
-                } finally {
-                    c.queryRunning.set(false);
-                }
-            });
-        } catch (RejectedExecutionException e) {
-            c.queryRunning.set(false);
-            throw new RequestRefused(Wire.EAGAIN, "the daemon is busy; try again");
-        }
-    }
-
-    private void replyRefused(Connection c, Frame request, int status, String text) {
-        counters.inc("refused." + Wire.errnoName(status));
-        c.channel.writeAndFlush(Frame.reply(request, status, List.of(Record.text(Wire.R_TEXT, text))));
-    }
-
-    /** Listeners as JSON: all of them for the host namespace, a pod's own for a pod. */
-    private JsonNode listenersJson(Connection c) {
-        ArrayNode out = F.arrayNode();
-        boolean all = c.netns().equals(hostNetns);
-        String mine = ListenerRegistry.owner(c.id);
-        for (Listener l : registry.table().all()) {
-            if (!all && !l.netns().equals(c.netns())) {
-                continue;
-            }
-            ObjectNode o = out.addObject();
-            o.put("listenerId", l.bindOrder());
-            ObjectNode ns = o.putObject("namespace");
-            ns.put("inode", l.netns().inode());
-            ns.put("name", netnsName(l.netns()));
-            o.put("ps", l.portSpace().cliName());
-            o.put("address", l.address() == null ? "ib" : InetAddresses.toText(l.address()));
-            o.put("port", l.port());
-            o.put("afonly", l.afonly());
-            o.put("boundIfindex", l.boundIfindex());
-            o.put("owner", l.owner());
-            o.put("mine", mine.equals(l.owner()));
-        }
-        return out;
     }
 }
