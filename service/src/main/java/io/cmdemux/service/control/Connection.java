@@ -1,9 +1,11 @@
 package io.cmdemux.service.control;
 
 import io.cmdemux.namespaces.NetnsId;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -19,6 +21,7 @@ final class Connection {
     private volatile int pid;
     private volatile String clientName = "";
     private final AtomicInteger seq = new AtomicInteger();
+    private boolean flushQueued; // event loop only
     final AtomicBoolean queryRunning = new AtomicBoolean();
     private final int maxOutstanding;
     // traceId → listenerId of requests delivered and not answered yet; oldest forgotten first
@@ -75,6 +78,34 @@ final class Connection {
     Long answer(long traceId) {
         synchronized (outstanding) {
             return outstanding.remove(traceId);
+        }
+    }
+
+    /**
+     * Queues a delivery from any thread. A burst of requests shares one flush (one write(2)): the
+     * flush task is queued behind the writes on the event loop, and everything queued before it
+     * runs goes out with it.
+     */
+    void send(ByteBuf bytes, ControlCounters counters) {
+        try {
+            channel.eventLoop().execute(() -> queue(bytes, counters));
+        } catch (RejectedExecutionException e) {
+            counters.inc("deliver.write-failed"); // the server is shutting down
+        }
+    }
+
+    private void queue(ByteBuf bytes, ControlCounters counters) {
+        channel.write(bytes).addListener(w -> {
+            if (!w.isSuccess()) {
+                counters.inc("deliver.write-failed");
+            }
+        });
+        if (!flushQueued) {
+            flushQueued = true;
+            channel.eventLoop().execute(() -> {
+                flushQueued = false;
+                channel.flush();
+            });
         }
     }
 

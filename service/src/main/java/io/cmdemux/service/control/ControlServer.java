@@ -373,13 +373,10 @@ public final class ControlServer implements Consumers {
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
         // Encoded here, on the pipeline's thread, so the event loop only copies bytes to the socket.
-        Frame f = Messages.requestFrame(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary, names.of(decided));
+        byte[] bytes = Messages.encodeRequest(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary,
+                names.of(decided));
         c.expect(d.traceId(), l.bindOrder());
-        c.channel.writeAndFlush(Unpooled.wrappedBuffer(FrameCodec.encode(f))).addListener(w -> {
-            if (!w.isSuccess()) {
-                counters.inc("deliver.write-failed");
-            }
-        });
+        c.send(Unpooled.wrappedBuffer(bytes), counters);
         counters.inc("deliver.sent");
         return true;
     }

@@ -162,13 +162,17 @@ public final class Messages {
      */
     public static Record decision(DecisionSummary d) {
         ByteBuffer b = ByteBuffer.allocate(DECISION_SIZE);
+        putDecision(b, d);
+        return Record.mandatory(Wire.R_DECISION, b.array());
+    }
+
+    private static void putDecision(ByteBuffer b, DecisionSummary d) {
         b.put((byte) d.outcome().ordinal());
         b.put((byte) (d.mode() == null ? 0 : d.mode().ordinal()));
         b.putShort((short) (d.rejectReason() == null ? NO_REASON : d.rejectReason()));
         b.putInt(d.ifindex());
         b.putLong(d.netnsInode());
         b.putLong(d.topologyGeneration());
-        return Record.mandatory(Wire.R_DECISION, b.array());
     }
 
     public static DecisionSummary decision(Record r) throws ProtocolException {
@@ -195,6 +199,36 @@ public final class Messages {
             rs.add(Record.text(Wire.R_NETNS_NAME, netnsName));
         }
         return Frame.of(Wire.REQ, seq, rs);
+    }
+
+    /**
+     * The same bytes as {@code FrameCodec.encode(requestFrame(...))}, written in one pass: this
+     * runs once per delivered request, where the copies of the record-by-record path add up.
+     */
+    public static byte[] encodeRequest(int seq, long traceId, long listenerId, byte[] meta, byte[] frame, DecisionSummary decision, String netnsName) {
+        byte[] name = netnsName == null ? new byte[0] : netnsName.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int r = Wire.RECORD_HEADER_SIZE;
+        long total = Wire.HEADER_SIZE + (r + DELIVERY_SIZE) + (r + (long) meta.length) + (r + (long) frame.length) + (r + DECISION_SIZE)
+                + (name.length > 0 ? r + name.length : 0);
+        if (total > Wire.MAX_REPLY_FRAME) {
+            throw new IllegalArgumentException("a REQ of " + total + " bytes exceeds the frame limit");
+        }
+        ByteBuffer b = ByteBuffer.allocate((int) total);
+        b.put((byte) Wire.VERSION).put((byte) Wire.REQ).putShort((short) Wire.OK).putShort((short) Wire.FORMAT_RECORDS).putShort((short) 0)
+                .putInt((int) total).putInt(seq);
+        recordHeader(b, Wire.R_DELIVERY, Wire.RECORD_MANDATORY, DELIVERY_SIZE).putLong(traceId).putLong(listenerId);
+        recordHeader(b, Wire.R_META, Wire.RECORD_MANDATORY, meta.length).put(meta);
+        recordHeader(b, Wire.R_FRAME, Wire.RECORD_MANDATORY, frame.length).put(frame);
+        recordHeader(b, Wire.R_DECISION, Wire.RECORD_MANDATORY, DECISION_SIZE);
+        putDecision(b, decision);
+        if (name.length > 0) {
+            recordHeader(b, Wire.R_NETNS_NAME, 0, name.length).put(name);
+        }
+        return b.array();
+    }
+
+    private static ByteBuffer recordHeader(ByteBuffer b, int type, int flags, int valueLength) {
+        return b.putShort((short) type).putShort((short) flags).putInt(Wire.RECORD_HEADER_SIZE + valueLength);
     }
 
     public static DeliveredRequest deliveredRequest(Frame f) throws ProtocolException {

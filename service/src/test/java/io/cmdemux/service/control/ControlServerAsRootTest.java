@@ -263,6 +263,46 @@ class ControlServerAsRootTest {
     }
 
     @Test
+    void aBurstOfDeliveriesArrivesInOrderAndWhatCannotBeQueuedIsRefusedNotLost() throws Exception {
+        start();
+        ControlClient a = lab.podClient(podA);
+        a.listen(tcp("0.0.0.0", 7471));
+        Listener la = lab.listener(l -> true);
+        int n = 5000;
+        List<List<Long>> accepted = List.of(new ArrayList<>(), new ArrayList<>());
+        Thread[] senders = new Thread[2];
+        // Two pipeline threads deliver at once, as the daemon's may, faster than any consumer reads.
+        for (int t = 0; t < senders.length; t++) {
+            List<Long> mine = accepted.get(t);
+            long base = (long) t * n;
+            senders[t] = new Thread(() -> {
+                for (long i = base; i < base + n; i++) {
+                    if (lab.server.deliver(ControlLab.delivery(i, la, IP_A, i))) {
+                        mine.add(i);
+                    }
+                }
+            });
+            senders[t].start();
+        }
+        for (Thread t : senders) {
+            t.join();
+        }
+        int total = accepted.get(0).size() + accepted.get(1).size();
+        // Over the 1 MiB high-water mark deliver() says no (the pipeline REJs or drops); below it nothing is lost.
+        assertThat(lab.server.counters().get("deliver.sent")).isEqualTo(total);
+        assertThat(lab.server.counters().get("deliver.backlog")).isEqualTo(2L * n - total);
+        assertThat(total).as("at least the high-water mark's worth is queued").isGreaterThan(3000);
+        int[] next = {0, 0};
+        for (int i = 0; i < total; i++) {
+            DeliveredRequest r = a.nextRequest(Duration.ofSeconds(10));
+            assertThat(r).as("request %d of %d", i, total).isNotNull();
+            int who = r.traceId() < n ? 0 : 1;
+            assertThat(r.traceId()).isEqualTo(accepted.get(who).get(next[who]++));
+        }
+        assertThat(a.nextRequest(Duration.ofMillis(200))).isNull();
+    }
+
+    @Test
     void anOversizedRejectIsRefusedAndReachesNoOne() throws Exception {
         start();
         ControlClient a = lab.podClient(podA);

@@ -117,6 +117,20 @@ class MessagesProperties {
     }
 
     @Property
+    void theOnePassRequestEncoderWritesTheSameBytesAsTheRecordByRecordOne(@ForAll("metas") PacketMeta m, @ForAll int seq, @ForAll long traceId,
+            @ForAll long listenerId, @ForAll @Size(max = 300) byte[] frame, @ForAll("names") String name) {
+        DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.NETSTACK, null, 3, 4026532000L, 12);
+        byte[] meta = MetaCodec.encode(m);
+        assertThat(Messages.encodeRequest(seq, traceId, listenerId, meta, frame, d, name))
+                .isEqualTo(FrameCodec.encode(Messages.requestFrame(seq, traceId, listenerId, meta, frame, d, name)));
+    }
+
+    @Provide
+    Arbitrary<String> names() {
+        return Arbitraries.strings().ofMaxLength(20).injectNull(0.1);
+    }
+
+    @Property
     void arbitraryMetaBytesFailCleanly(@ForAll @Size(max = 200) byte[] value) {
         try {
             MetaCodec.decode(value);
