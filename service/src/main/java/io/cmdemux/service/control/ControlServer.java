@@ -256,6 +256,7 @@ public final class ControlServer implements Consumers {
     /**
      * Serves exactly these namespaces with @cmdemux: opens it where it is missing, closes it
      * where a namespace is no longer listed. Runs on the control's own thread; the last call wins.
+     * Use this or {@link #follow}, not both: each replaces the other's set.
      */
     public CompletableFuture<Void> serveNamespaces(Collection<DiscoveredNetns> namespaces) {
         List<DiscoveredNetns> copy = List.copyOf(namespaces);
