@@ -3,7 +3,7 @@ package io.cmdemux.service;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.PacketMeta;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlClient;

@@ -1,6 +1,6 @@
 package io.cmdemux.service.control;
 
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;

@@ -2,7 +2,7 @@ package io.cmdemux.service.control;
 
 import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import java.util.ArrayList;

@@ -1,7 +1,7 @@
 package io.cmdemux.service.control;
 
 import io.cmdemux.ingress.resolve.Decision;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.namespaces.NetnsId;
 import java.net.Inet6Address;
@@ -44,7 +44,7 @@ public final class Messages {
         ByteBuffer b = ByteBuffer.allocate(LISTEN_SPEC_SIZE);
         b.put((byte) s.family());
         b.put((byte) ((s.afonlySet() ? Wire.LISTEN_AFONLY_SET : 0) | (s.afonly() ? Wire.LISTEN_AFONLY : 0)));
-        b.putShort((short) s.portSpace().value());
+        b.putShort((short) s.portSpace().code());
         b.putShort((short) s.port());
         b.putShort((short) 0);
         b.putInt(s.boundIfindex());

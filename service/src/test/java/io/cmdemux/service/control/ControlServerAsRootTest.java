@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.Listener;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.netdev.InetAddresses;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;

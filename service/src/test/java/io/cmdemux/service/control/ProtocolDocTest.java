@@ -7,7 +7,7 @@ import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.IngressKey;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
-import io.cmdemux.ingress.resolve.PortSpace;
+import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.netdev.HwAddr;
