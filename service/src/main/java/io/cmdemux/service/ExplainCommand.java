@@ -90,7 +90,7 @@ final class ExplainCommand implements Callable<Integer> {
         }
     }
 
-    private PacketMeta meta(HostState state) {
+    PacketMeta meta(HostState state) {
         RdmaDevice dev = pickDevice(state);
         RdmaPort p = dev.port(port).orElseThrow(() -> new IllegalArgumentException(dev.name() + " has no port " + port));
         Endpoint d = Endpoint.parse("--dst", dst);

@@ -22,10 +22,18 @@ public final class SoftPortTap implements AutoCloseable {
     private final Thread thread;
     private volatile boolean running = true;
 
-    /** Opens the tap on {@code ifindex} of the calling thread's namespace and starts reading. */
-    public SoftPortTap(String device, String netdev, int ifindex, Pipeline pipeline, Metrics metrics) throws IOException {
+    /**
+     * Opens the socket for a tap on {@code ifindex}, in the calling thread's namespace (for a port
+     * netdev in another namespace, call this on a NetnsExecutor thread there).
+     */
+    public static PacketSocket openSocket(int ifindex) throws IOException {
+        return PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 200);
+    }
+
+    /** Starts reading {@code socket} on a thread of its own. */
+    public SoftPortTap(String device, String netdev, PacketSocket socket, Pipeline pipeline, Metrics metrics) {
         this.device = device;
-        this.socket = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 200);
+        this.socket = socket;
         this.pipeline = pipeline;
         this.metrics = metrics;
         this.thread = new Thread(this::loop, "cmdemux-tap-" + device + "-" + netdev);
