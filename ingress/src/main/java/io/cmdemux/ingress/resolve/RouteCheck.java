@@ -4,7 +4,6 @@ import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.Route;
-import java.math.BigInteger;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -113,15 +112,25 @@ final class RouteCheck {
         return out;
     }
 
+    /** Whether the first {@code len} bits of the two addresses agree. */
     private static boolean contains(InetAddress net, int len, InetAddress ip, int bits) {
         byte[] a = net.getAddress();
         byte[] b = ip.getAddress();
-        if (a.length != b.length) {
+        if (a.length != b.length || len > bits) {
             return false;
         }
-        BigInteger mask = len == 0 ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)
-                .xor(BigInteger.ONE.shiftLeft(bits - len).subtract(BigInteger.ONE));
-        return new BigInteger(1, a).and(mask).equals(new BigInteger(1, b).and(mask));
+        int full = len / 8;
+        for (int i = 0; i < full; i++) {
+            if (a[i] != b[i]) {
+                return false;
+            }
+        }
+        int rest = len % 8;
+        if (rest == 0) {
+            return true;
+        }
+        int mask = (0xff << (8 - rest)) & 0xff;
+        return (a[full] & mask) == (b[full] & mask);
     }
 
     private static boolean leavesThrough(Route r, int ifindex) {
