@@ -131,10 +131,24 @@ final class Connections {
                 .addListener(ChannelFutureListener.CLOSE);
     }
 
-    /** On the event loop, when a connection closes: its listeners go with it. */
+    private volatile java.util.function.Consumer<String> goneHandler;
+
+    void onGone(java.util.function.Consumer<String> handler) {
+        this.goneHandler = handler;
+    }
+
+    /** On the event loop, when a connection closes: its listeners go with it, then its connections. */
     void closed(Connection c) {
         live.remove(c.id);
         int n = registry.dropConsumer(c.id);
+        java.util.function.Consumer<String> gone = goneHandler;
+        if (gone != null) {
+            try {
+                gone.accept(ListenerRegistry.owner(c.id));
+            } catch (RuntimeException e) {
+                log.warn("cleaning up after {} failed: {}", c, e.toString());
+            }
+        }
         if (n > 0) {
             log.info("{} disconnected; its {} listener(s) are gone", c, n);
         } else {

@@ -208,6 +208,26 @@ public final class ControlClient implements AutoCloseable {
         return (DeliveredRequest) o;
     }
 
+    /** Answers a delivered request with a REP; returns the daemon's local comm ID for the connection. */
+    public int accept(Acceptance a) throws IOException, RequestRefused {
+        Frame reply = ok(Wire.ACCEPT, Messages.acceptFrame(0, a).records());
+        try {
+            return Messages.session(reply);
+        } catch (ProtocolException e) {
+            throw new IOException("ACCEPT reply: " + e.getMessage(), e);
+        }
+    }
+
+    /** Sends DREQ for one of this consumer's connections. */
+    public void disconnect(int localCommId, byte[] privateData) throws IOException, RequestRefused {
+        ok(Wire.DISCONNECT, Messages.disconnectFrame(0, localCommId, privateData).records());
+    }
+
+    /** The next event about this consumer's connections, or null within {@code timeout}. */
+    public CmEventInfo nextEvent(Duration timeout) throws InterruptedException {
+        return state.events.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     public boolean isOpen() {
         return channel.isActive();
     }
@@ -237,6 +257,7 @@ public final class ControlClient implements AutoCloseable {
     private static final class ClientHandler extends SimpleChannelInboundHandler<Object> {
         final Map<Integer, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
         final BlockingQueue<Object> requests = new LinkedBlockingQueue<>();
+        final BlockingQueue<CmEventInfo> events = new LinkedBlockingQueue<>();
         volatile Frame error;
         volatile String closedWhy;
 
@@ -258,6 +279,15 @@ public final class ControlClient implements AutoCloseable {
                 CompletableFuture<Frame> p = pending.get(f.seq());
                 if (p != null) {
                     p.complete(f);
+                }
+                return;
+            }
+            if (f.type() == Wire.CM_EVENT) {
+                try {
+                    events.add(Messages.cmEvent(f));
+                } catch (ProtocolException e) {
+                    closedWhy = "the daemon sent a CM_EVENT this client cannot read: " + e.getMessage();
+                    ctx.close();
                 }
                 return;
             }

@@ -26,7 +26,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
 
     /** What every connection's handler shares. */
     record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, Supplier<TopologySnapshot> topology,
-            Supplier<Consumers.RejectHandler> rejects, NamespaceNames names, ControlCounters counters) {}
+            Supplier<Consumers.RejectHandler> rejects, Supplier<Consumers.AcceptHandler> accepts,
+            Supplier<Consumers.DisconnectHandler> disconnects, NamespaceNames names, ControlCounters counters) {}
 
     private final Context daemon;
     private final Via via;
@@ -95,7 +96,14 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
                 case Wire.REJECT:
                     reject(ctx, f);
                     break;
+                case Wire.ACCEPT:
+                    accept(ctx, f);
+                    break;
+                case Wire.DISCONNECT:
+                    disconnect(ctx, f);
+                    break;
                 case Wire.REQ:
+                case Wire.CM_EVENT:
                 case Wire.ERROR:
                     refuse(ctx, f.type(), f.seq(), Wire.EOPNOTSUPP, "only the daemon sends " + Wire.typeName(f.type()));
                     break;
@@ -168,6 +176,34 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         }
         daemon.counters().inc("reject.ok");
         log.debug("{}: REJECT trace {} reason {}", conn, r.traceId(), r.reason());
+        ok(ctx, f, List.of());
+    }
+
+    /** ACCEPT: only the consumer a request was delivered to may answer it, and only once. */
+    private void accept(ChannelHandlerContext ctx, Frame f) throws ProtocolException, RequestRefused {
+        Acceptance a = Messages.acceptance(f);
+        Consumers.AcceptHandler sink = daemon.accepts().get();
+        if (sink == null) {
+            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon does not accept connections for consumers");
+        }
+        if (conn.answer(a.traceId()) == null) {
+            daemon.counters().inc("accept.unknown-trace");
+            throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " was not delivered to you, or was already answered");
+        }
+        int localCommId = sink.accept(ListenerRegistry.owner(conn.id), a);
+        daemon.counters().inc("accept.ok");
+        ok(ctx, f, List.of(Messages.session(localCommId)));
+    }
+
+    private void disconnect(ChannelHandlerContext ctx, Frame f) throws ProtocolException, RequestRefused {
+        byte[] pd = Messages.disconnectPrivateData(f);
+        int localCommId = Messages.session(f);
+        Consumers.DisconnectHandler sink = daemon.disconnects().get();
+        if (sink == null) {
+            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon keeps no connections for consumers");
+        }
+        sink.disconnect(ListenerRegistry.owner(conn.id), localCommId, pd);
+        daemon.counters().inc("disconnect.ok");
         ok(ctx, f, List.of());
     }
 

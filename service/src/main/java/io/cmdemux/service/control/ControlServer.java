@@ -147,6 +147,8 @@ public final class ControlServer implements Consumers {
     private final AtomicBoolean rescanQueued = new AtomicBoolean();
     private volatile Set<NetnsId> lastTopologyIds = Set.of();
     private volatile RejectHandler rejectHandler;
+    private volatile AcceptHandler acceptHandler;
+    private volatile DisconnectHandler disconnectHandler;
     private volatile Channel hostServer;
     private volatile boolean closed;
 
@@ -177,7 +179,7 @@ public final class ControlServer implements Consumers {
         this.connections = new Connections(new PeerIdentity(Path.of("/proc"), cookies), registry, workers, counters,
                 config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
         this.context = new ControlHandler.Context(connections, registry, new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
-                topology, () -> rejectHandler, names, counters);
+                topology, () -> rejectHandler, () -> acceptHandler, () -> disconnectHandler, names, counters);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
 
@@ -386,6 +388,41 @@ public final class ControlServer implements Consumers {
     @Override
     public void onReject(RejectHandler handler) {
         this.rejectHandler = handler;
+    }
+
+    /** Runs on a Netty event loop, like {@link #onReject}. */
+    @Override
+    public void onAccept(AcceptHandler handler) {
+        this.acceptHandler = handler;
+    }
+
+    @Override
+    public void onDisconnect(DisconnectHandler handler) {
+        this.disconnectHandler = handler;
+    }
+
+    @Override
+    public void onConsumerGone(java.util.function.Consumer<String> handler) {
+        connections.onGone(handler);
+    }
+
+    @Override
+    public boolean notify(String owner, CmEventInfo event) {
+        long id;
+        try {
+            id = Long.parseLong(owner.substring(owner.lastIndexOf('-') + 1));
+        } catch (RuntimeException e) {
+            return false;
+        }
+        Connection c = connections.get(id);
+        if (c == null || !c.channel.isActive() || !ListenerRegistry.owner(id).equals(owner)) {
+            counters.inc("event.consumer-gone");
+            return false;
+        }
+        Frame f = Messages.cmEventFrame(c.nextSeq(), event);
+        c.channel.writeAndFlush(f);
+        counters.inc("event.sent");
+        return true;
     }
 
     private ChannelHandler childInit(Via via, NetnsId acceptedIn) {

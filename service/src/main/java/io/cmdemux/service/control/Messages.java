@@ -24,6 +24,9 @@ public final class Messages {
     static final int DELIVERY_SIZE = 16;
     static final int DECISION_SIZE = 24;
     static final int REJECT_SIZE = 12;
+    static final int ACCEPT_SIZE = 24;
+    static final int SESSION_SIZE = 4;
+    static final int CM_EVENT_SIZE = 16;
     static final int CONSUMER_SIZE = 32;
     static final int MAX_NAME = 256;
     private static final int NO_REASON = 0xffff;
@@ -276,6 +279,96 @@ public final class Messages {
             throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM REJ carries at most " + Wire.MAX_REJECT_PRIVATE_DATA);
         }
         return new Rejection(traceId, reason, ari, pd);
+    }
+
+    // ---- ACCEPT, DISCONNECT, CM_EVENT (connections after the REQ) ----
+
+    /**
+     * ACCEPT, 24 bytes: u64 trace id, u32 QPN, u32 starting PSN, u8 responder resources, u8 initiator
+     * depth, u8 RNR retry count, u8 flags (0x1 SRQ, 0x2 flow control), u32 reserved; then an
+     * optional PRIVATE_DATA record (at most 196 bytes, a REP's).
+     */
+    public static Frame acceptFrame(int seq, Acceptance a) {
+        List<Record> rs = new ArrayList<>(2);
+        ByteBuffer b = ByteBuffer.allocate(ACCEPT_SIZE).putLong(a.traceId()).putInt(a.qpn()).putInt(a.startingPsn())
+                .put((byte) a.responderResources()).put((byte) a.initiatorDepth()).put((byte) a.rnrRetryCount())
+                .put((byte) ((a.srq() ? 1 : 0) | (a.flowControl() ? 2 : 0))).putInt(0);
+        rs.add(Record.mandatory(Wire.R_ACCEPT, b.array()));
+        if (a.privateData().length > 0) {
+            rs.add(Record.mandatory(Wire.R_PRIVATE_DATA, a.privateData()));
+        }
+        return Frame.of(Wire.ACCEPT, seq, rs);
+    }
+
+    public static Acceptance acceptance(Frame f) throws ProtocolException {
+        requireKnown(f, Set.of(Wire.R_ACCEPT, Wire.R_PRIVATE_DATA));
+        Record r = required(f, Wire.R_ACCEPT, "ACCEPT");
+        expect(r, Wire.R_ACCEPT, ACCEPT_SIZE, "ACCEPT");
+        ByteBuffer b = r.buffer();
+        long traceId = b.getLong();
+        int qpn = b.getInt();
+        int psn = b.getInt();
+        int rr = b.get() & 0xff;
+        int id = b.get() & 0xff;
+        int rnr = b.get() & 0xff;
+        int flags = b.get() & 0xff;
+        if ((qpn & ~0xffffff) != 0 || (psn & ~0xffffff) != 0 || rnr > 7) {
+            throw new ProtocolException(Wire.EINVAL, "ACCEPT: QPN and PSN are 24 bits and the RNR retry count 3");
+        }
+        byte[] pd = f.first(Wire.R_PRIVATE_DATA).map(Record::value).orElse(new byte[0]);
+        if (pd.length > Wire.MAX_REP_PRIVATE_DATA) {
+            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM REP carries at most " + Wire.MAX_REP_PRIVATE_DATA);
+        }
+        return new Acceptance(traceId, qpn, psn, rr, id, rnr, (flags & 1) != 0, (flags & 2) != 0, pd);
+    }
+
+    /** SESSION, 4 bytes: the daemon's u32 local comm ID of a connection. */
+    public static Record session(int localCommId) {
+        return Record.mandatory(Wire.R_SESSION, ByteBuffer.allocate(SESSION_SIZE).putInt(localCommId).array());
+    }
+
+    public static int session(Frame f) throws ProtocolException {
+        Record r = required(f, Wire.R_SESSION, "SESSION");
+        expect(r, Wire.R_SESSION, SESSION_SIZE, "SESSION");
+        return r.buffer().getInt();
+    }
+
+    public static Frame disconnectFrame(int seq, int localCommId, byte[] privateData) {
+        List<Record> rs = new ArrayList<>(2);
+        rs.add(session(localCommId));
+        if (privateData.length > 0) {
+            rs.add(Record.mandatory(Wire.R_PRIVATE_DATA, privateData));
+        }
+        return Frame.of(Wire.DISCONNECT, seq, rs);
+    }
+
+    public static byte[] disconnectPrivateData(Frame f) throws ProtocolException {
+        requireKnown(f, Set.of(Wire.R_SESSION, Wire.R_PRIVATE_DATA));
+        byte[] pd = f.first(Wire.R_PRIVATE_DATA).map(Record::value).orElse(new byte[0]);
+        if (pd.length > Wire.MAX_DREQ_PRIVATE_DATA) {
+            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM DREQ carries at most " + Wire.MAX_DREQ_PRIVATE_DATA);
+        }
+        return pd;
+    }
+
+    /** CM_EVENT, 16 bytes: u64 trace id, u32 local comm ID, u8 event, u8 reserved, u16 reason. */
+    public static Frame cmEventFrame(int seq, CmEventInfo e) {
+        ByteBuffer b = ByteBuffer.allocate(CM_EVENT_SIZE).putLong(e.traceId()).putInt(e.localCommId()).put((byte) e.event()).put((byte) 0)
+                .putShort((short) e.reason());
+        return Frame.of(Wire.CM_EVENT, seq, List.of(Record.mandatory(Wire.R_CM_EVENT, b.array())));
+    }
+
+    public static CmEventInfo cmEvent(Frame f) throws ProtocolException {
+        requireKnown(f, Set.of(Wire.R_CM_EVENT));
+        Record r = required(f, Wire.R_CM_EVENT, "CM_EVENT");
+        expect(r, Wire.R_CM_EVENT, CM_EVENT_SIZE, "CM_EVENT");
+        ByteBuffer b = r.buffer();
+        long traceId = b.getLong();
+        int comm = b.getInt();
+        int event = b.get() & 0xff;
+        b.get();
+        int reason = b.getShort() & 0xffff;
+        return new CmEventInfo(traceId, comm, event, reason);
     }
 
     // ---- HELLO ----

@@ -30,6 +30,12 @@ public final class Wire {
     public static final int QUERY = 0x04;
     public static final int REQ = 0x05;
     public static final int REJECT = 0x06;
+    /** consumer → daemon: answer a delivered REQ with a REP. */
+    public static final int ACCEPT = 0x07;
+    /** consumer → daemon: disconnect an established connection (DREQ). */
+    public static final int DISCONNECT = 0x08;
+    /** daemon → consumer: something happened to one of its connections (RTU, DREQ, DREP, REJ, timeout). */
+    public static final int CM_EVENT = 0x09;
     public static final int ERROR = 0x7F;
 
     // header.status: 0 or a Linux errno (<asm-generic/errno-base.h>, <asm-generic/errno.h>)
@@ -72,6 +78,9 @@ public final class Wire {
     public static final int R_CONSUMER = 14;
     public static final int R_NETNS_NAME = 15;
     public static final int R_CLIENT_NAME = 16;
+    public static final int R_ACCEPT = 17;
+    public static final int R_SESSION = 18;
+    public static final int R_CM_EVENT = 19;
 
     // Address families in LISTEN_SPEC, as <sys/socket.h> numbers them.
     public static final int AF_INET = 2;
@@ -86,6 +95,8 @@ public final class Wire {
     // Limits of the CM REJ message (IBTA 12.6.9; IB_CM_REJ_ARI_LENGTH, IB_CM_REJ_PRIVATE_DATA_SIZE in ib_cm.h).
     public static final int MAX_ARI = 72;
     public static final int MAX_REJECT_PRIVATE_DATA = 148;
+    public static final int MAX_REP_PRIVATE_DATA = 196; // IB_CM_REP_PRIVATE_DATA_SIZE
+    public static final int MAX_DREQ_PRIVATE_DATA = 220; // IB_CM_DREQ_PRIVATE_DATA_SIZE
 
     /** The abstract socket name every namespace gets; the kernel scopes abstract names per namespace. */
     public static final String ABSTRACT_NAME = "cmdemux";
@@ -99,6 +110,9 @@ public final class Wire {
             case QUERY: return "QUERY";
             case REQ: return "REQ";
             case REJECT: return "REJECT";
+            case ACCEPT: return "ACCEPT";
+            case DISCONNECT: return "DISCONNECT";
+            case CM_EVENT: return "CM_EVENT";
             case ERROR: return "ERROR";
             default: return "type-0x" + Integer.toHexString(type);
         }
