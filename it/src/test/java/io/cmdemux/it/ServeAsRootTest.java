@@ -56,9 +56,9 @@ class ServeAsRootTest {
     @Order(1)
     void theDemoScenarioReachesExactlyTheRightConsumers() throws Exception {
         assertThat(f.nftTablePresent()).as("the steal rule is installed").isTrue();
-        JsonNode toPod1 = f.connect("10.88.0.11:7471", 3000);
-        JsonNode toPod2 = f.connect("10.88.0.12:7471", 3000);
-        JsonNode toPod3 = f.connect("10.88.0.13:7471", 3000);
+        JsonNode toPod1 = f.connect("10.88.0.11:7471", 3000, "--no-wait-rep");
+        JsonNode toPod2 = f.connect("10.88.0.12:7471", 3000, "--no-wait-rep");
+        JsonNode toPod3 = f.connect("10.88.0.13:7471", 3000, "--no-wait-rep");
         JsonNode noPort = f.connect("10.88.0.11:9999", 3000);
         JsonNode vethPod = f.connect("10.88.0.14:7471", 1500);
         assertThat(toPod1.get("result").asText()).isEqualTo("mra");
@@ -116,7 +116,7 @@ class ServeAsRootTest {
         byte[] truncated = java.util.Arrays.copyOf(good, 100);
         byte[] shortMad = java.util.Arrays.copyOf(good, good.length - 40);
         inject(List.of(wrongIcrc, truncated, shortMad, truncated));
-        JsonNode after = f.connect("10.88.0.11:7471", 3000);
+        JsonNode after = f.connect("10.88.0.11:7471", 3000, "--no-wait-rep");
         assertThat(after.get("result").asText()).isEqualTo("mra");
         assertThat(f.metric("frames_total{result=\"bad-icrc\"}") - badIcrc).isEqualTo(1);
         assertThat(f.metric("frames_total{result=\"malformed\"}") - malformed).isEqualTo(3);
@@ -141,17 +141,17 @@ class ServeAsRootTest {
         long fdsBefore = fds();
         // a consumer that goes away while requests keep coming
         Proc pod3 = f.listen(3, "0.0.0.0", 7471);
-        assertThat(f.connect("10.88.0.13:7471", 3000).get("result").asText()).isEqualTo("mra");
+        assertThat(f.connect("10.88.0.13:7471", 3000, "--no-wait-rep").get("result").asText()).isEqualTo("mra");
         pod3.close();
         Thread.sleep(300);
-        assertThat(f.connect("10.88.0.13:7471", 3000).get("rejectReason").asInt()).as("its listener left with it").isEqualTo(28);
+        assertThat(f.connect("10.88.0.13:7471", 3000, "--no-wait-rep").get("rejectReason").asInt()).as("its listener left with it").isEqualTo(28);
         // an address moves from pod1 to pod3: requests follow it, pod1 gets none
         int pod1Before = ServeFixture.reqs(pod1).size();
         Proc pod3again = f.listen(3, "0.0.0.0", 7471);
         sh("ip", "-n", f.pods[1], "addr", "del", "10.88.0.11/24", "dev", "net1");
         sh("ip", "-n", f.pods[3], "addr", "add", "10.88.0.11/24", "dev", "net1");
         Thread.sleep(300);
-        JsonNode moved = f.connect("10.88.0.11:7471", 3000);
+        JsonNode moved = f.connect("10.88.0.11:7471", 3000, "--no-wait-rep");
         assertThat(moved.get("result").asText()).isEqualTo("mra");
         Thread.sleep(200);
         assertThat(ServeFixture.reqs(pod1).size()).isEqualTo(pod1Before);
@@ -165,7 +165,7 @@ class ServeAsRootTest {
         JsonNode gone = f.connect("10.88.0.12:7471", 1500);
         assertThat(gone.get("result").asText()).as("no GID is left for the address: silence").isEqualTo("timeout");
         for (int i = 0; i < 30; i++) {
-            f.connect("10.88.0.11:7471", 2000);
+            f.connect("10.88.0.11:7471", 2000, "--no-wait-rep");
         }
         pod3again.close();
         Thread.sleep(500);

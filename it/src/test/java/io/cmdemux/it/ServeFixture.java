@@ -26,6 +26,7 @@ final class ServeFixture implements AutoCloseable {
     final Netns ns;
     final String up;
     final String cli;
+    final String bridge;
     final String[] pods = new String[5];
     final Path dir;
     final Path socket;
@@ -34,18 +35,38 @@ final class ServeFixture implements AutoCloseable {
     private final List<Proc> others = new ArrayList<>();
 
     ServeFixture(String tag) throws IOException {
+        this(tag, false);
+    }
+
+    /**
+     * @param bridged put a namespace with a Linux bridge between the client and the uplink, where
+     *     nftables bridge rules can lose chosen CM messages (packet sockets at either end see
+     *     frames before any ingress rule, so loss must happen on the way)
+     */
+    ServeFixture(String tag, boolean bridged) throws IOException {
         Host.requireCommand("nft", "nftables");
         ns = new Netns(tag);
         up = ns.hostLink("up");
         ns.hostLink("v4");
         cli = ns.add("cli");
+        bridge = bridged ? ns.add("br") : null;
         for (int i = 1; i <= 4; i++) {
             pods[i] = ns.add("pod" + i);
         }
         String p = ns.prefix();
+        String wire = bridged
+                ? "ip link add " + up + " type veth peer name " + p + "ba\n"
+                        + "ip link set " + p + "ba netns " + bridge + "\n"
+                        + "ip -n " + bridge + " link add " + p + "bb type veth peer name " + p + "upp\n"
+                        + "ip -n " + bridge + " link set " + p + "upp netns " + cli + "\n"
+                        + "ip -n " + bridge + " link add br0 type bridge\n"
+                        + "ip -n " + bridge + " link set " + p + "ba master br0\n"
+                        + "ip -n " + bridge + " link set " + p + "bb master br0\n"
+                        + "ip -n " + bridge + " link set br0 up; ip -n " + bridge + " link set " + p + "ba up; ip -n " + bridge + " link set " + p + "bb up\n"
+                : "ip link add " + up + " type veth peer name " + p + "upp\n"
+                        + "ip link set " + p + "upp netns " + cli + "\n";
         bash("set -e\n"
-                + "ip link add " + up + " type veth peer name " + p + "upp\n"
-                + "ip link set " + p + "upp netns " + cli + "\n"
+                + wire
                 + "ip link set " + up + " up\n"
                 + "ip -n " + cli + " addr add 10.88.0.99/24 dev " + p + "upp\n"
                 + "ip -n " + cli + " link set " + p + "upp up\n"
@@ -122,8 +143,10 @@ final class ServeFixture implements AutoCloseable {
     }
 
     /** `cmdemux connect --json` from the client namespace. */
-    JsonNode connect(String dst, long timeoutMillis) throws Exception {
-        Proc.Run r = Proc.run(Binaries.cmdemux(cli, "connect", "--dst", dst, "--timeout", Long.toString(timeoutMillis), "--json"), 30_000);
+    JsonNode connect(String dst, long timeoutMillis, String... extra) throws Exception {
+        List<String> args = new ArrayList<>(List.of("connect", "--dst", dst, "--timeout", Long.toString(timeoutMillis), "--json"));
+        args.addAll(List.of(extra));
+        Proc.Run r = Proc.run(Binaries.cmdemux(cli, args.toArray(String[]::new)), 60_000);
         String last = r.out().isBlank() ? null : r.out().substring(r.out().lastIndexOf('\n') + 1);
         if (last == null) {
             throw new AssertionError("connect printed nothing; stderr: " + r.err());

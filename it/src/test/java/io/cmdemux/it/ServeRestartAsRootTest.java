@@ -27,7 +27,7 @@ class ServeRestartAsRootTest {
             assertThat(f.nftTablePresent()).isTrue();
             // consumers come back after a restart and get their requests again
             f.listen(1, "0.0.0.0", 7471);
-            assertThat(f.connect("10.88.0.11:7471", 3000).get("result").asText()).isEqualTo("mra");
+            assertThat(f.connect("10.88.0.11:7471", 3000, "--no-wait-rep").get("result").asText()).isEqualTo("mra");
             f.serve.process.destroy();
             f.serve.process.waitFor(5, TimeUnit.SECONDS);
             assertThat(f.nftTablePresent()).as("the restarted daemon removes the rule on SIGTERM").isFalse();

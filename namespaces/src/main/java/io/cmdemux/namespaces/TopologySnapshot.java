@@ -57,8 +57,8 @@ public final class TopologySnapshot {
     public static TopologySnapshot build(long generation, NetnsId host, List<NamespaceDump> dumps) {
         Map<Integer, NetnsId> byHostNsid = new HashMap<>();
         for (NamespaceDump d : dumps) {
-            if (d.hostNsid() >= 0 && !d.id().equals(host)) {
-                byHostNsid.put(d.hostNsid(), d.id());
+            if (d.hostNsid() >= 0) {
+                byHostNsid.put(d.hostNsid(), d.id()); // the host too, when it has an nsid for itself
             }
         }
         List<String> problems = new ArrayList<>();
@@ -198,7 +198,7 @@ public final class TopologySnapshot {
             return null;
         }
         int c = e.currentNsid().getAsInt();
-        return c < 0 ? host : byHostNsid.get(c);
+        return c < 0 ? host : byHostNsid.getOrDefault(c, null);
     }
 
     private static String label(NamespaceDump d) {

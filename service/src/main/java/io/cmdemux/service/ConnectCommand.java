@@ -29,6 +29,15 @@ final class ConnectCommand implements Callable<Integer> {
     @Option(names = "--retry", paramLabel = "MS", description = "resend the REQ this often until answered (default 1000)")
     long retry = 1000;
 
+    @Option(names = "--hold", paramLabel = "MS", description = "after REP and RTU, keep the connection this long, then DREQ and wait for DREP")
+    Long hold;
+
+    @Option(names = "--no-wait-rep", description = "stop at the MRA (the request reached a listener) instead of waiting for its REP")
+    boolean noWaitRep;
+
+    @Option(names = "--cm-timeout", paramLabel = "T", description = "the REQ's CM response timeout exponent, 4.096 µs × 2^T (default 20, as rdma_cm)")
+    int cmTimeout = 20;
+
     @Option(names = "--json", description = "machine-readable output")
     boolean json;
 
@@ -39,7 +48,8 @@ final class ConnectCommand implements Callable<Integer> {
         NextHop hop = NextHop.resolve(to.ip(), Math.min(timeout, 2000));
         ActiveSide.Outcome o;
         try (ActiveSide side = new ActiveSide(hop)) {
-            o = side.connect(to.ip(), to.port(), srcPort, PortSpace.parse(ps), timeout, retry);
+            o = side.connect(to.ip(), to.port(), srcPort, PortSpace.parse(ps),
+                    new ActiveSide.Options(timeout, retry, !noWaitRep, hold == null ? -1 : hold, cmTimeout));
         }
         if (json) {
             ObjectNode j = TopologyView.JSON.createObjectNode();
@@ -54,17 +64,29 @@ final class ConnectCommand implements Callable<Integer> {
             }
             j.put("elapsedMicros", o.elapsedMicros());
             j.put("reqsSent", o.sent());
+            var steps = j.putObject("stepsMicros");
+            o.steps().forEach(steps::put);
+            if (o.disconnect() != null) {
+                j.put("disconnect", o.disconnect());
+            }
             System.out.println(TopologyView.JSON.writeValueAsString(j));
         } else {
             String what = switch (o.result()) {
                 case "rej" -> "REJ " + o.rejectReason() + (o.rejectReason() == 8 ? " (invalid service ID)" : o.rejectReason() == 28 ? " (consumer defined)" : "");
-                case "mra" -> "MRA: delivered to a listener";
-                case "rep" -> "REP: accepted";
+                case "mra" -> "MRA: delivered to a listener (no REP)";
+                case "rep" -> "REP: connected (RTU sent)" + (o.disconnect() == null ? "" : ", then " + switch (o.disconnect()) {
+                    case "drep" -> "DREQ answered by DREP";
+                    case "peer" -> "disconnected by the peer";
+                    default -> "DREQ unanswered";
+                });
                 default -> "no answer within " + timeout + " ms";
             };
-            System.out.printf("%s:%d comm 0x%08x: %s after %.1f ms (%d REQ sent)%n", InetAddresses.toText(to.ip()), to.port(),
-                    o.localCommId(), what, o.elapsedMicros() / 1000.0, o.sent());
+            StringBuilder t = new StringBuilder();
+            o.steps().forEach((k, v) -> t.append(' ').append(k).append('@').append(String.format("%.1fms", v / 1000.0)));
+            System.out.printf("%s:%d comm 0x%08x: %s after %.1f ms (%d REQ sent;%s)%n", InetAddresses.toText(to.ip()), to.port(),
+                    o.localCommId(), what, o.elapsedMicros() / 1000.0, o.sent(), t);
         }
-        return o.result().equals("mra") || o.result().equals("rep") ? Main.EXIT_OK : Main.EXIT_NO;
+        boolean ok = o.result().equals("rep") ? o.disconnect() == null || !o.disconnect().equals("no-drep") : o.result().equals("mra");
+        return ok ? Main.EXIT_OK : Main.EXIT_NO;
     }
 }

@@ -27,6 +27,7 @@ import io.cmdemux.service.serve.Metrics;
 import io.cmdemux.service.serve.NftIngressGuard;
 import io.cmdemux.service.serve.Pipeline;
 import io.cmdemux.service.serve.RejLimiter;
+import io.cmdemux.service.serve.Sessions;
 import io.cmdemux.service.serve.SoftPortTap;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -47,7 +48,7 @@ final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
 
     record Config(List<SoftPortSpec> ports, ResolverMode mode, Path controlSocket, InetSocketAddress metrics, boolean nft,
-            double rejPerSecond, long cacheSize, Duration duplicateWindow) {}
+            double rejPerSecond, long cacheSize, Duration duplicateWindow, int maxSessions, long timeWaitMillis, long maxCmTimeoutMillis) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -61,6 +62,7 @@ final class Daemon implements AutoCloseable {
     private volatile boolean ready;
     private TopologyWatcher watcher;
     private ControlServer control;
+    private Sessions sessions;
     private NftIngressGuard nft;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
@@ -97,8 +99,10 @@ final class Daemon implements AutoCloseable {
         control = ControlServer.start(ControlServer.Config.defaults().withHostSocket(config.controlSocket()), watcher, discovery, executor,
                 this::query);
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
-        Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow());
-        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, limiter, metrics);
+        long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
+        sessions = new Sessions(new Sessions.Config(config.maxSessions(), config.timeWaitMillis(), config.maxCmTimeoutMillis()), control, metrics, caGuid);
+        Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow(), sessions);
+        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, sessions, limiter, metrics);
         List<String> hostNetdevs = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
             SoftPortSpec spec = p.spec();
@@ -199,6 +203,9 @@ final class Daemon implements AutoCloseable {
         }
         if (control != null) {
             control.close();
+        }
+        if (sessions != null) {
+            sessions.close();
         }
         if (http != null) {
             http.close();

@@ -56,6 +56,9 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--reject", paramLabel = "REASON", description = "answer every request with a CM REJ carrying this reason (e.g. 28)")
     Integer reject;
 
+    @Option(names = "--accept", description = "answer every request with a REP (QPN and PSN at random) and print the connection's events")
+    boolean accept;
+
     @Option(names = "--count", paramLabel = "N", description = "exit after N requests")
     int count;
 
@@ -161,6 +164,7 @@ final class ListenCommand implements Callable<Integer> {
                 System.err.println("cmdemux: " + e.getMessage());
                 return Main.EXIT_ENVIRONMENT;
             }
+            printEvents();
             if (r == null) {
                 continue;
             }
@@ -171,6 +175,21 @@ final class ListenCommand implements Callable<Integer> {
             }
             out.println(TopologyView.JSON.writeValueAsString(line));
             out.flush();
+            if (accept && reject == null) {
+                java.util.concurrent.ThreadLocalRandom rnd = java.util.concurrent.ThreadLocalRandom.current();
+                try {
+                    int comm = client.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff),
+                            1, 1, 7, false, true, new byte[0]));
+                    ObjectNode a = TopologyView.JSON.createObjectNode();
+                    a.put("event", "accepted");
+                    a.put("traceId", Long.toUnsignedString(r.traceId()));
+                    a.put("localCommId", Integer.toUnsignedLong(comm));
+                    out.println(TopologyView.JSON.writeValueAsString(a));
+                    out.flush();
+                } catch (RequestRefused e) {
+                    System.err.println("cmdemux: ACCEPT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
+                }
+            }
             if (reject != null) {
                 try {
                     client.reject(new Rejection(r.traceId(), reject, null, null));
@@ -190,6 +209,22 @@ final class ListenCommand implements Callable<Integer> {
         closed.put("requests", seen);
         status(closed, "stopped after " + seen + " request(s)");
         return Main.EXIT_OK;
+    }
+
+    /** Prints what happened to accepted connections since the last look (RTU, DREQ, timeouts). */
+    private void printEvents() throws Exception {
+        io.cmdemux.service.control.CmEventInfo e;
+        while ((e = client.nextEvent(Duration.ZERO)) != null) {
+            ObjectNode j = TopologyView.JSON.createObjectNode();
+            j.put("event", e.eventName());
+            j.put("traceId", Long.toUnsignedString(e.traceId()));
+            j.put("localCommId", Integer.toUnsignedLong(e.localCommId()));
+            if (e.reason() != 0) {
+                j.put("reason", e.reason());
+            }
+            out.println(TopologyView.JSON.writeValueAsString(j));
+            out.flush();
+        }
     }
 
     private ListenSpec spec() {

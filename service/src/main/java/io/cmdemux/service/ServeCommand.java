@@ -42,6 +42,16 @@ final class ServeCommand implements Callable<Integer> {
             description = "a REQ with the same comm ID and CA GUID within this time is a retransmission (default 60000)")
     long duplicateWindowMs = 60_000;
 
+    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most (default 1048576)")
+    int maxSessions = 1 << 20;
+
+    @Option(names = "--time-wait", paramLabel = "MS", description = "how long a closed connection's comm ID stays reserved (default 1000)")
+    long timeWaitMs = 1000;
+
+    @Option(names = "--max-cm-timeout", paramLabel = "MS",
+            description = "cap on the CM response timeouts peers ask for, between REP and DREQ retries (default 60000)")
+    long maxCmTimeoutMs = 60_000;
+
     @Override
     public Integer call() throws Exception {
         List<SoftPortSpec> specs = new ArrayList<>();
@@ -58,7 +68,8 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--metrics " + metrics + ": expected HOST:PORT");
         }
         InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)));
-        Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs)));
+        Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs),
+                maxSessions, timeWaitMs, maxCmTimeoutMs));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

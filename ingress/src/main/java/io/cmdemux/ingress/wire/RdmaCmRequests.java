@@ -23,10 +23,16 @@ public final class RdmaCmRequests {
      */
     public static CmReq req(int localCommId, long localCaGuid, int localQpn, int startingPsn, PortSpace ps,
             InetAddress src, int srcPort, InetAddress dst, int dstPort, byte[] consumerData) {
+        return req(localCommId, localCaGuid, localQpn, startingPsn, ps, src, srcPort, dst, dstPort, consumerData, CMA_CM_RESPONSE_TIMEOUT);
+    }
+
+    /** @param cmResponseTimeout our and the peer's CM response timeout exponent (4.096 µs × 2^t), 20 in rdma_cm */
+    public static CmReq req(int localCommId, long localCaGuid, int localQpn, int startingPsn, PortSpace ps,
+            InetAddress src, int srcPort, InetAddress dst, int dstPort, byte[] consumerData, int cmResponseTimeout) {
         CmaHeader h = CmaHeader.of(src, srcPort, dst);
         CmPath primary = new CmPath(0, 0, Gid.ofIp(src), Gid.ofIp(dst), 0, 0, 0, 64, 0, false, 18);
         return new CmReq(localCommId, 0, ps.serviceId(dstPort), localCaGuid, 0, localQpn & 0xffffff, 1, 0, 1, 0,
-                CMA_CM_RESPONSE_TIMEOUT, TRANSPORT_RC, true, startingPsn & 0xffffff, CMA_CM_RESPONSE_TIMEOUT, 7, 0xffff,
+                cmResponseTimeout, TRANSPORT_RC, true, startingPsn & 0xffffff, cmResponseTimeout, 7, 0xffff,
                 IB_MTU_1024, false, 7, CMA_MAX_CM_RETRIES, false, 0, primary, CmPath.NONE, false,
                 h.toPrivateData(consumerData == null ? new byte[0] : consumerData));
     }
