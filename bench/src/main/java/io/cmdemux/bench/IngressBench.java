@@ -38,7 +38,9 @@ public final class IngressBench {
         switch (a[0]) {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
             case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
-            case "consume" -> consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+            case "consume" -> consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a.length > 4 && a[4].equals("accept"));
+            case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
+                    Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
         }
     }
@@ -81,7 +83,7 @@ public final class IngressBench {
         System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
     }
 
-    private static void consume(InetAddress ip, int port, int seconds) throws Exception {
+    private static void consume(InetAddress ip, int port, int seconds, boolean accept) throws Exception {
         long n = 0;
         try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
             c.hello("bench-consumer");
@@ -92,6 +94,9 @@ public final class IngressBench {
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
                 if (r != null) {
                     n++;
+                    if (accept) {
+                        c.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), 0x100 + (int) (n & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
+                    }
                 }
             }
         }
