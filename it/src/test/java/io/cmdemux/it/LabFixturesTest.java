@@ -36,9 +36,10 @@ class LabFixturesTest {
         int requests = 0;
         for (String line : r.out().split("\n")) {
             String[] f = line.trim().split("\\s+");
-            if (f.length == 3 && f[1].matches("\\d+")) {
+            if (f.length == 4 && f[1].matches("\\d+")) {
                 requests += Integer.parseInt(f[1]);
-                assertThat(f[2]).as("agreements in %s", f[0]).isEqualTo(f[1]);
+                // agreements plus differences documented in known-differences.tsv with the kernel function responsible
+                assertThat(Integer.parseInt(f[2]) + Integer.parseInt(f[3])).as("requests explained in %s", f[0]).isEqualTo(Integer.parseInt(f[1]));
             }
         }
         assertThat(r.exit()).as("lab-check output:%n%s%n%s", r.out(), r.err()).isZero();

@@ -117,8 +117,10 @@ final class DecisionView {
             case DELIVER:
                 return "DELIVER to " + nsName(topo, d) + " via " + linkName(topo, d) + ", listener " + listenerText(d.listener());
             case REJECT:
-                return "REJECT " + d.rejectReason() + (d.rejectReason() == 8 ? " (invalid service ID)" : " (consumer defined)")
-                        + (d.netns() != null ? " in " + nsName(topo, d) : "");
+                boolean sidr = d.trace().stream().anyMatch(t -> t.step().equals("sidr-rep"));
+                String why = sidr ? (d.rejectReason() == 1 ? " (SIDR_REP unsupported)" : " (SIDR_REP reject)")
+                        : d.rejectReason() == 8 ? " (invalid service ID)" : " (consumer defined)";
+                return "REJECT " + d.rejectReason() + why + (d.netns() != null ? " in " + nsName(topo, d) : "");
             default:
                 return "DROP: " + d.dropReason();
         }

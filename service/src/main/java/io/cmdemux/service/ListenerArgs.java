@@ -69,7 +69,8 @@ final class ListenerArgs {
         String[] f = rest.split(":");
         int port = port(f[0], spec);
         PortSpace ps = f.length > 1 && !f[1].isEmpty() ? PortSpace.parse(f[1]) : PortSpace.TCP;
-        boolean afonly = false;
+        InetAddress parsed = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
+        boolean afonly = Listener.defaultAfonly(parsed);
         if (f.length > 2) {
             if (!f[2].equals("afonly")) {
                 throw new IllegalArgumentException("--listener " + spec + ": unknown flag '" + f[2] + "' (only afonly)");
@@ -79,8 +80,7 @@ final class ListenerArgs {
         if (f.length > 3) {
             throw new IllegalArgumentException("--listener " + spec + ": too many fields");
         }
-        InetAddress ip = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
-        return new Listener(ns.id(), ps, port, ip, afonly, 0, order, null, "cli");
+        return new Listener(ns.id(), ps, port, parsed, afonly, 0, order, null, "cli");
     }
 
     private static List<Listener> fromFile(TopologySnapshot topo, Path file, long firstOrder) {
@@ -105,7 +105,8 @@ final class ListenerArgs {
             InetAddress ip = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
             PortSpace ps = PortSpace.parse(n.path("ps").asText("tcp"));
             int port = port(n.get("port").asText(), where);
-            out.add(new Listener(ns.id(), ps, port, ip, n.path("afonly").asBoolean(false), n.path("boundIfindex").asInt(0), order++,
+            boolean afonly = n.has("afonly") ? n.get("afonly").asBoolean() : Listener.defaultAfonly(ip);
+            out.add(new Listener(ns.id(), ps, port, ip, afonly, n.path("boundIfindex").asInt(0), order++,
                     n.path("device").isTextual() ? n.get("device").asText() : null, "file"));
         }
         return out;

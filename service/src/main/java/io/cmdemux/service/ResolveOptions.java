@@ -102,8 +102,8 @@ final class ResolveOptions {
             var ns = topo.findNamespace(f[0].trim()).orElseThrow(() -> new IllegalArgumentException(tsv + ": no namespace " + f[0]));
             String addr = f[1].trim();
             PortSpace ps = f.length > 3 ? PortSpace.parse(f[3].trim()) : PortSpace.TCP;
-            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr),
-                    false, 0, order++, null, "lab"));
+            var ip = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
+            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), ip, Listener.defaultAfonly(ip), 0, order++, null, "lab"));
         }
         return out;
     }

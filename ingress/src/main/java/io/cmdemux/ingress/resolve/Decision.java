@@ -7,7 +7,8 @@ import java.util.List;
 /**
  * What happens to a connection request, and why.
  *
- * @param rejectReason the CM REJ reason (8 or 28 from the resolver) when the outcome is REJECT
+ * @param rejectReason when the outcome is REJECT: the CM REJ reason (8 or 28) for a REQ, or the SIDR_REP
+ *     status for a SIDR REQ (1 unsupported where a REQ gets 8, 2 reject where it gets 28)
  * @param dropReason why the request is silently dropped, when the outcome is DROP
  * @param netdev the final net device, or null (AF_IB, or none found)
  * @param netns the namespace the request belongs to, or null when none was reached
@@ -28,6 +29,9 @@ public record Decision(
     // IBTA Table 112 / enum ib_cm_rej_reason
     public static final int REJ_INVALID_SERVICE_ID = 8;
     public static final int REJ_CONSUMER_DEFINED = 28;
+    // enum ib_cm_sidr_status: what a SIDR REQ gets where a REQ gets REJ 8 or REJ 28
+    public static final int SIDR_UNSUPPORTED = 1;
+    public static final int SIDR_REJECT = 2;
 
     public Decision {
         trace = List.copyOf(trace);

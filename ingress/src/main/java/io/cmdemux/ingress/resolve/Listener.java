@@ -27,6 +27,14 @@ public record Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress
         Objects.requireNonNull(portSpace, "portSpace");
     }
 
+    /**
+     * afonly as rdma_bind_addr decides it when the user did not set it: always for AF_INET, the
+     * namespace's net.ipv6.bindv6only (0 by default) for AF_INET6.
+     */
+    public static boolean defaultAfonly(InetAddress address) {
+        return address instanceof Inet4Address;
+    }
+
     public boolean afIb() {
         return address == null;
     }

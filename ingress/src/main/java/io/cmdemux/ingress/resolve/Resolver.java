@@ -65,6 +65,13 @@ public final class Resolver {
         }
 
         private Decision reject(int reason, LinkRef netdev, NetnsId ns) {
+            if (meta.sidr()) {
+                // cm_sidr_req_handler: no listener → IB_SIDR_UNSUPPORTED; a failing cma handler → cm_reject_sidr_req(IB_SIDR_REJECT)
+                int status = reason == Decision.REJ_INVALID_SERVICE_ID ? Decision.SIDR_UNSUPPORTED : Decision.SIDR_REJECT;
+                step("sidr-rep", "cm_reject_sidr_req", "a SIDR REQ is answered with a SIDR_REP, not a REJ", List.of(), "status " + status,
+                        status == Decision.SIDR_UNSUPPORTED ? "IB_SIDR_UNSUPPORTED: no listener for the service ID" : "IB_SIDR_REJECT");
+                return new Decision(Decision.Outcome.REJECT, status, null, netdev, ns, null, mode, trace, topo.generation());
+            }
             return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace, topo.generation());
         }
 

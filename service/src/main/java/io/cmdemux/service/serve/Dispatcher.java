@@ -7,6 +7,8 @@ import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.wire.CmMra;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.CmSidrRep;
+import io.cmdemux.ingress.wire.CmSidrReq;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
@@ -122,7 +124,16 @@ public final class Dispatcher {
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
             byte[] privateData, ReqKey key) {
         if (meta.sidr()) {
-            return; // a SIDR REQ is answered with a SIDR REP, not a REJ; issue 7 covers SIDR answers
+            // cm_reject_sidr_req: a SIDR REQ is refused with a SIDR_REP carrying the status (1 unsupported, 2 reject)
+            CmSidrReq sidr = (CmSidrReq) frame.mad().message();
+            CmSidrRep rep = new CmSidrRep(sidr.requestId(), reason & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.zeros(0));
+            byte[] out = RoceFrameBuilder.reply(frame, rep, UDP_SOURCE_PORT, 0);
+            if (limiter.allowReply(frame.l3().src().toString(), out.length)) {
+                send(port, out, "sidr-rep");
+            } else {
+                metrics.drop("rej-rate-limited");
+            }
+            return;
         }
         answerRejectFrame(frame, port, localCommId, reason, ari, privateData, key);
     }
