@@ -49,7 +49,8 @@ public final class SaProbe {
         try (SaClient c = SaClient.open(device, port, new SaClient.Settings(timeout, retries, outstanding))) {
             PortInfo p = c.port();
             System.out.println("port lid=" + p.baseLid() + " lmc=" + p.lmc() + " sm_lid=" + p.smLid() + " sm_sl=" + p.smSl()
-                    + " state=" + p.state() + " gid=" + p.gid() + " pkeys=" + p.pkeys());
+                    + " state=" + p.state() + " gid=" + p.gid() + " pkey_index=" + p.defaultPkeyIndex()
+                    + " pkeys=" + p.pkeys().stream().filter(k -> k != 0).map(k -> String.format("0x%04x", k)).collect(java.util.stream.Collectors.joining(",")));
             List<PathQuery> queries = new ArrayList<>();
             for (String pair : pairs) {
                 queries.add(parse(device, port, pair));
