@@ -153,7 +153,23 @@ static void check_resolve(const struct nlmsghdr *nlh, int path_use)
 		break;
 	}
 	printf(" good=1 fallback=0 mask=0x%x", mask);
+	/* Every PATH_RECORD as sent, kept or not (alternates are never kept today), before the kernel's choice. */
+	int n = 0;
 	const struct nlattr *a = head;
+	rem = len;
+	while (rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem) {
+		if (a->nla_type == LS_NLA_TYPE_PATH_RECORD && a->nla_len - NLA_HDRLEN == sizeof(struct ib_path_rec_data)) {
+			const struct ib_path_rec_data *rec = (const void *)((const char *)a + NLA_HDRLEN);
+			const uint8_t *pr = (const uint8_t *)rec->path_rec;
+			printf(" a%d.flags=0x%x a%d.dlid=%u a%d.slid=%u a%d.sl=%u", n, rec->flags, n, (pr[40] << 8) | pr[41], n,
+			       (pr[42] << 8) | pr[43], n, (be32at(pr + 52) >> 16) & 0xf);
+			n++;
+		}
+		rem -= NLA_ALIGN(a->nla_len);
+		a = (const struct nlattr *)((const char *)a + NLA_ALIGN(a->nla_len));
+	}
+	printf(" attrs=%d", n);
+	a = head;
 	rem = len;
 	while (rem >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= rem) {
 		if (a->nla_type == LS_NLA_TYPE_PATH_RECORD) {
