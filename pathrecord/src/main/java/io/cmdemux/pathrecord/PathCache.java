@@ -158,8 +158,8 @@ public final class PathCache {
     private static void index(TopologySnapshot t, Map<String, String> links, Set<String> addrs) {
         for (NetnsState ns : t.namespaces()) {
             for (Link l : ns.links().values()) {
-                String pkey = l.info() instanceof io.cmdemux.netdev.LinkInfo.Ipoib i ? "/pkey " + i.pkey() : "";
-                links.put(ns.id() + "#" + l.ifindex(), l.name() + pkey + "@" + ns.displayName());
+                String pkey = l.info() instanceof io.cmdemux.netdev.LinkInfo.Ipoib i ? String.format(" (P_Key 0x%04x)", i.pkey()) : "";
+                links.put(ns.id() + "#" + l.ifindex(), l.name() + "@" + ns.displayName() + pkey);
             }
             for (Address a : ns.addresses()) {
                 addrs.add(ns.id() + "#" + a.ifindex() + "#" + a.address().getHostAddress());

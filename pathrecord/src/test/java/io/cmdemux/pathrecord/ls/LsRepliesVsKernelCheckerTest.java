@@ -8,6 +8,7 @@ import io.cmdemux.pathrecord.PathRecord;
 import io.cmdemux.pathrecord.PathRecordData;
 import io.cmdemux.pathrecord.Paths;
 import io.cmdemux.pathrecord.testkit.LsChecker;
+import io.cmdemux.pathrecord.testkit.Records;
 import io.cmdemux.pathrecord.testkit.LsChecker.Input;
 import java.util.List;
 import java.util.Map;
@@ -20,13 +21,8 @@ import org.junit.jupiter.api.Test;
  * field values are the constants the records were built from, never our decoder's reading.
  */
 class LsRepliesVsKernelCheckerTest {
-    static final Gid SGID = Gid.parse("fe80::2:c903:0:1");
-    static final Gid DGID = Gid.parse("fe80::2:c903:0:77");
-
-    /** A record with a distinct value in every field, so that any misplaced bit shows. */
     static PathRecord record(int dlid, int sl) {
-        return new PathRecord(0x0000000001067000L | dlid, DGID, SGID, dlid, 0x0123, false, 0x12345, 7, 0xa0, true, 1, 0x8001,
-                0x5a5, sl, 2, 4, 2, 7, 2, 18, 3);
+        return Records.sample(dlid, sl);
     }
 
     @Test
