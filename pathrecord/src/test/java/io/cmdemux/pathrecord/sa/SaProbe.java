@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
  * The SA client as a small dedicated process, for tests that run it under the umad2sim preload
  * (a JVM's own descriptors must stay below 1024 there, so it cannot be the test JVM itself).
  *
- * <p>Usage: SaProbe DEVICE PORT [--timeout MS] [--retries N] [--outstanding N] [--repeat N] SGID-DGID[/PKEY] ...
+ * <p>Usage: SaProbe DEVICE PORT [--timeout MS] [--retries N] [--outstanding N] [--repeat N] SGID-DGID[/PKEY][@DLID] ...
  * Prints one line per pair: "ok sgid=.. dgid=.. dlid=.. ..." or "err sgid=.. dgid=.. msg=..";
  * with --repeat, also "time pair=.. nanos=.." for each of the N sequential queries per pair.
  */
@@ -79,6 +79,12 @@ public final class SaProbe {
     }
 
     private static PathQuery parse(String device, int port, String pair) {
+        String dlid = null;
+        int at = pair.indexOf('@');
+        if (at > 0) {
+            dlid = pair.substring(at + 1);
+            pair = pair.substring(0, at);
+        }
         String pk = null;
         int slash = pair.indexOf('/');
         if (slash > 0) {
@@ -88,7 +94,8 @@ public final class SaProbe {
         // GIDs contain ':' and '-' never: split on the one '-'.
         int dash = pair.indexOf('-');
         PathQuery q = PathQuery.of(device, port, Gid.parse(pair.substring(0, dash)), Gid.parse(pair.substring(dash + 1)));
-        return pk == null ? q : q.withPkey(Integer.decode(pk));
+        q = pk == null ? q : q.withPkey(Integer.decode(pk));
+        return dlid == null ? q : q.withDlid(Integer.decode(dlid));
     }
 
     static String line(PathRecord r) {
