@@ -90,13 +90,14 @@ public final class PathResolver {
             return CompletableFuture.completedFuture(Answer.without(Answer.Kind.FAIL, rule, origin, source.name(), "failed by rule " + rule.name()));
         }
         PathQuery asked = act.pkey() == null ? q : q.withPkey(act.pkey());
-        return ask(asked).handle((primary, e) -> {
+        sourceQueries.incrementAndGet();
+        return source.resolveSourced(asked).handle((primary, e) -> {
             if (e != null) {
                 Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
                 Answer.Kind k = c instanceof NoPathException ? Answer.Kind.NO_PATH : Answer.Kind.ERROR;
                 return CompletableFuture.completedFuture(Answer.without(k, rule, origin, source.name(), c.getMessage()));
             }
-            return extras(asked, primary, act).thenApply(paths -> Answer.paths(paths.map(act::apply), rule, origin, source.name()));
+            return extras(asked, primary.record(), act).thenApply(paths -> Answer.paths(paths.map(act::apply), rule, origin, primary.source()));
         }).thenCompose(x -> x);
     }
 

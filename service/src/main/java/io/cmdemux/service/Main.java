@@ -9,7 +9,8 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Main.Version.class,
         description = "Which network namespace gets an RDMA CM connection request, and why.",
-        subcommands = {TopologyCommand.class, SnapshotCommand.class, DecodeCommand.class, GidsCommand.class, GidIndexCommand.class})
+        subcommands = {TopologyCommand.class, SnapshotCommand.class, DecodeCommand.class, GidsCommand.class, GidIndexCommand.class,
+                PathCommand.class})
 public final class Main {
     public static final int EXIT_OK = 0;
     public static final int EXIT_NO = 1;

@@ -51,7 +51,7 @@ public final class SaClient implements AutoCloseable {
         }
 
         public static Settings defaults() {
-            return new Settings(100, 2, 64);
+            return new Settings(200, 2, 64);
         }
 
         /** How long a query may take in all before we give up on it ourselves. */
@@ -121,9 +121,23 @@ public final class SaClient implements AutoCloseable {
             throw new SaException("umad_register(SubnAdm class 0x03 version 2) on " + device + "/" + portNum + ": " + agent);
         }
         SaClient c = new SaClient(lib, info, settings, portId, agent);
+        c.warmUp();
         c.reader.start();
         LOG.debug("SA client on {}/{}: lid {} sm_lid {} sm_sl {} agent {}", device, portNum, info.baseLid(), info.smLid(), info.smSl(), agent);
         return c;
+    }
+
+    /**
+     * Binds the native calls of the answer path before any query's clock runs: jnr generates each
+     * stub on its first call, which on a busy host can take longer than an SA's answer.
+     */
+    private void warmUp() {
+        Pointer buf = Umad.allocate(umadSize + SaMad.MAD_SIZE);
+        lib.umad_recv(portId, buf, new IntByReference(SaMad.MAD_SIZE), 1);
+        lib.umad_status(buf);
+        lib.umad_get_mad(buf);
+        lib.umad_set_addr(buf, port.smLid(), 1, port.smSl(), SaMad.QP1_QKEY);
+        lib.umad_set_pkey(buf, port.defaultPkeyIndex());
     }
 
     public PortInfo port() {

@@ -15,6 +15,14 @@ public interface PathSource extends AutoCloseable {
 
     CompletableFuture<PathRecord> resolve(PathQuery query);
 
+    /** A record and the name of the source that gave it. */
+    record Sourced(PathRecord record, String source) {}
+
+    /** Like {@link #resolve}, saying which source answered (a fallback source has two). */
+    default CompletableFuture<Sourced> resolveSourced(PathQuery query) {
+        return resolve(query).thenApply(r -> new Sourced(r, name()));
+    }
+
     @Override
     default void close() {}
 }
