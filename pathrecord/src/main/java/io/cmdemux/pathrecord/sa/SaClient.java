@@ -76,6 +76,7 @@ public final class SaClient implements AutoCloseable {
     private final AtomicLong timedOut = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final Thread reader;
+    private final ThreadLocal<Pointer> sendBuffer;
     private volatile boolean running = true;
 
     private SaClient(Umad.LibIbumad lib, PortInfo port, Settings settings, int portId, int agentId) {
@@ -86,6 +87,7 @@ public final class SaClient implements AutoCloseable {
         this.agentId = agentId;
         this.umadSize = (int) lib.umad_size();
         this.slots = new Semaphore(settings.maxOutstanding());
+        this.sendBuffer = ThreadLocal.withInitial(() -> Umad.allocate(umadSize + SaMad.MAD_SIZE));
         this.reader = new Thread(this::readLoop, "cmdemux-sa-" + port.device() + "-" + port.port());
         this.reader.setDaemon(true);
     }
@@ -170,7 +172,8 @@ public final class SaClient implements AutoCloseable {
             slots.release();
         });
         byte[] mad = SaMad.pathRecordGet(q, tid);
-        Pointer umad = Umad.allocate(umadSize + SaMad.MAD_SIZE);
+        // umad_send copies the MAD into the kernel (write(2)) before it returns, so one buffer per thread will do.
+        Pointer umad = sendBuffer.get();
         lib.umad_set_addr(umad, port.smLid(), 1, port.smSl(), SaMad.QP1_QKEY);
         lib.umad_set_pkey(umad, port.defaultPkeyIndex());
         lib.umad_get_mad(umad).put(0, mad, 0, mad.length);
