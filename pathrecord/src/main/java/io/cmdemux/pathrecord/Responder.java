@@ -244,7 +244,16 @@ public final class Responder implements AutoCloseable {
                 LOG.debug("RDMA_NL_LS seq {}: no answer within {} ms, F_ERR", Integer.toUnsignedString(req.seq()), answerWithinNanos / 1_000_000);
             }
         }, answerWithinNanos, TimeUnit.NANOSECONDS);
-        resolver.resolve(q).whenComplete((res, e) -> {
+        java.util.concurrent.CompletableFuture<PathResolver.Result> answer;
+        try {
+            answer = resolver.resolve(q);
+        } catch (RuntimeException e) {
+            // A bug must cost one query its records (the kernel falls back), not the reader thread.
+            LOG.warn("RDMA_NL_LS seq {}: {}", Integer.toUnsignedString(req.seq()), e.toString());
+            finish(req.seq(), f, LsCodec.encodeResolveError(req.seq(), transport.portId()), Kind.ERR);
+            return;
+        }
+        answer.whenComplete((res, e) -> {
             if (e != null) {
                 LOG.warn("RDMA_NL_LS seq {}: {}", Integer.toUnsignedString(req.seq()), e.toString());
                 finish(req.seq(), f, LsCodec.encodeResolveError(req.seq(), transport.portId()), Kind.ERR);
