@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One port of an RDMA device.
+ * One port of an RDMA device. Its GID entries are kept in index order.
  *
  * @param netdev the RoCE port's net device (for a soft port, the netdev it was defined on); null on IB
  * @param ipoibParents the IPoIB parent devices on this IB port, in the device's list order; their
@@ -26,12 +26,17 @@ public record RdmaPort(
 
     public RdmaPort {
         aliasGuids = List.copyOf(aliasGuids);
-        gids = List.copyOf(gids);
+        gids = GidList.of(gids);
         ipoibParents = List.copyOf(ipoibParents);
     }
 
     public boolean roce() {
         return linkLayer == LinkLayer.ETHERNET;
+    }
+
+    /** The entries whose GID is {@code gid}, lowest index first (the kernel's find order). */
+    public List<GidEntry> entriesFor(Gid gid) {
+        return ((GidList) gids).withGid(gid);
     }
 
     public Optional<GidEntry> gid(int index) {

@@ -1,6 +1,7 @@
 package io.cmdemux.namespaces;
 
 import io.cmdemux.netdev.Address;
+import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.netdev.NlMessage;
@@ -34,17 +35,19 @@ public final class TopologySnapshot {
     private final NetnsId host;
     private final Map<NetnsId, NetnsState> namespaces; // host first, then discovery order
     private final Map<InetAddress, List<AddressRef>> byIp;
+    private final Map<HwAddr, List<LinkRef>> byMac;
     private final Map<LinkRef, List<LinkRef>> children;
     private final Map<LinkRef, List<LinkRef>> slaves;
     private final List<String> problems;
 
     private TopologySnapshot(long generation, NetnsId host, Map<NetnsId, NetnsState> namespaces,
-            Map<InetAddress, List<AddressRef>> byIp, Map<LinkRef, List<LinkRef>> children,
+            Map<InetAddress, List<AddressRef>> byIp, Map<HwAddr, List<LinkRef>> byMac, Map<LinkRef, List<LinkRef>> children,
             Map<LinkRef, List<LinkRef>> slaves, List<String> problems) {
         this.generation = generation;
         this.host = host;
         this.namespaces = namespaces;
         this.byIp = byIp;
+        this.byMac = byMac;
         this.children = children;
         this.slaves = slaves;
         this.problems = problems;
@@ -54,8 +57,8 @@ public final class TopologySnapshot {
     public static TopologySnapshot build(long generation, NetnsId host, List<NamespaceDump> dumps) {
         Map<Integer, NetnsId> byHostNsid = new HashMap<>();
         for (NamespaceDump d : dumps) {
-            if (d.hostNsid() >= 0 && !d.id().equals(host)) {
-                byHostNsid.put(d.hostNsid(), d.id());
+            if (d.hostNsid() >= 0) {
+                byHostNsid.put(d.hostNsid(), d.id()); // the host too, when it has an nsid for itself
             }
         }
         List<String> problems = new ArrayList<>();
@@ -78,12 +81,13 @@ public final class TopologySnapshot {
             ns.putIfAbsent(s.id(), s);
         }
         Map<InetAddress, List<AddressRef>> byIp = new HashMap<>();
+        Map<HwAddr, List<LinkRef>> byMac = new HashMap<>();
         Map<LinkRef, List<LinkRef>> children = new HashMap<>();
         Map<LinkRef, List<LinkRef>> slaves = new HashMap<>();
         for (NetnsState s : ns.values()) {
-            index(s, byIp, children, slaves, true);
+            index(s, byIp, byMac, children, slaves, true);
         }
-        return new TopologySnapshot(generation, host, ns, freeze(byIp), freeze(children), freeze(slaves), List.copyOf(problems));
+        return new TopologySnapshot(generation, host, ns, freeze(byIp), freeze(byMac), freeze(children), freeze(slaves), List.copyOf(problems));
     }
 
     /**
@@ -93,34 +97,38 @@ public final class TopologySnapshot {
     public TopologySnapshot with(long newGeneration, Collection<NetnsState> changed, Collection<NetnsId> removed) {
         Map<NetnsId, NetnsState> ns = new LinkedHashMap<>(namespaces);
         Map<InetAddress, List<AddressRef>> ip = new HashMap<>(byIp);
+        Map<HwAddr, List<LinkRef>> mac = new HashMap<>(byMac);
         Map<LinkRef, List<LinkRef>> ch = new HashMap<>(children);
         Map<LinkRef, List<LinkRef>> sl = new HashMap<>(slaves);
         for (NetnsId id : removed) {
             if (!id.equals(host)) {
                 NetnsState old = ns.remove(id);
                 if (old != null) {
-                    index(old, ip, ch, sl, false);
+                    index(old, ip, mac, ch, sl, false);
                 }
             }
         }
         for (NetnsState state : changed) {
             NetnsState old = ns.put(state.id(), state);
             if (old != null) {
-                index(old, ip, ch, sl, false);
+                index(old, ip, mac, ch, sl, false);
             }
-            index(state, ip, ch, sl, true);
+            index(state, ip, mac, ch, sl, true);
         }
-        return new TopologySnapshot(newGeneration, host, ns, ip, ch, sl, problems);
+        return new TopologySnapshot(newGeneration, host, ns, ip, mac, ch, sl, problems);
     }
 
     /** Adds (or removes) one namespace's contributions to the cross-namespace indexes. */
-    private static void index(NetnsState s, Map<InetAddress, List<AddressRef>> byIp,
+    private static void index(NetnsState s, Map<InetAddress, List<AddressRef>> byIp, Map<HwAddr, List<LinkRef>> byMac,
             Map<LinkRef, List<LinkRef>> children, Map<LinkRef, List<LinkRef>> slaves, boolean add) {
         for (Address a : s.addresses()) {
             edit(byIp, a.address(), new AddressRef(new LinkRef(s.id(), a.ifindex()), a), add);
         }
         for (Link l : s.links().values()) {
             LinkRef me = new LinkRef(s.id(), l.ifindex());
+            if (l.mac() != null && !allZero(l.mac())) { // every loopback has 00:00:00:00:00:00
+                edit(byMac, l.mac(), me, add);
+            }
             if (l.hasParent()) {
                 NetnsId where = l.parentNsid().isPresent() ? s.peers().get(l.parentNsid().getAsInt()) : s.id();
                 if (where != null) {
@@ -146,6 +154,15 @@ public final class TopologySnapshot {
         } else {
             m.put(key, Collections.unmodifiableList(next));
         }
+    }
+
+    private static boolean allZero(HwAddr mac) {
+        for (int i = 0; i < mac.length(); i++) {
+            if (mac.get(i) != 0) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static <K, V> Map<K, List<V>> freeze(Map<K, List<V>> m) {
@@ -181,7 +198,7 @@ public final class TopologySnapshot {
             return null;
         }
         int c = e.currentNsid().getAsInt();
-        return c < 0 ? host : byHostNsid.get(c);
+        return c < 0 ? host : byHostNsid.getOrDefault(c, null);
     }
 
     private static String label(NamespaceDump d) {
@@ -270,6 +287,11 @@ public final class TopologySnapshot {
             }
         }
         return out;
+    }
+
+    /** Every link with this hardware address, in any namespace. */
+    public List<LinkRef> byMac(HwAddr mac) {
+        return byMac.getOrDefault(mac, List.of());
     }
 
     /** Every link that holds this address, in any namespace. */

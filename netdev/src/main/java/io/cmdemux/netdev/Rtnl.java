@@ -21,6 +21,8 @@ public final class Rtnl {
     public static final int RTM_NEWROUTE = 24;
     public static final int RTM_DELROUTE = 25;
     public static final int RTM_GETROUTE = 26;
+    public static final int RTM_NEWNEIGH = 28;
+    public static final int RTM_GETNEIGH = 30;
     public static final int RTM_NEWNSID = 88;
     public static final int RTM_DELNSID = 89;
     public static final int RTM_GETNSID = 90;
@@ -41,6 +43,9 @@ public final class Rtnl {
     public static final int IFADDRMSG_SIZE = 8;
     public static final int RTMSG_SIZE = 12;
     public static final int RTGENMSG_SIZE = 4; // 1 byte, padded by NLMSG_ALIGN
+    public static final int NDMSG_SIZE = 12;
+    public static final int NDA_DST = 1;
+    public static final int NDA_LLADDR = 2;
 
     public static final int IFLA_ADDRESS = 1;
     public static final int IFLA_IFNAME = 3;
@@ -119,6 +124,10 @@ public final class Rtnl {
         byte[] rtmsg = new byte[RTMSG_SIZE];
         rtmsg[0] = (byte) family;
         return new NlRequest(RTM_GETROUTE, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq).header(rtmsg);
+    }
+
+    public static NlRequest getNeighDump(int seq) {
+        return new NlRequest(RTM_GETNEIGH, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq).header(new byte[NDMSG_SIZE]);
     }
 
     /** Dumps the nsids of this namespace, or of the namespace with {@code targetNsid} here. */
@@ -338,6 +347,34 @@ public final class Rtnl {
             pos += NlMessage.align(len);
         }
         return out;
+    }
+
+    /** Decodes RTM_NEWNEIGH; null for families other than IPv4 and IPv6 (bridge FDB entries, ...). */
+    public static Neighbor decodeNeighbor(NlMessage m) throws MalformedException {
+        try {
+            return neighbor(m);
+        } catch (MalformedException e) {
+            throw e.shifted(m.offset());
+        }
+    }
+
+    private static Neighbor neighbor(NlMessage m) throws MalformedException {
+        ByteBuffer b = m.raw();
+        int base = NlMessage.HEADER_SIZE;
+        requireLength(m, NDMSG_SIZE);
+        int family = Byte.toUnsignedInt(b.get(base));
+        int ifindex = b.getInt(base + 4);
+        int state = Short.toUnsignedInt(b.getShort(base + 8));
+        if (family != AF_INET && family != AF_INET6) {
+            return null;
+        }
+        Attributes a = Attributes.parse(b, base + NDMSG_SIZE, b.limit());
+        if (!a.has(NDA_DST)) {
+            return null;
+        }
+        InetAddress dst = address(a, NDA_DST, family);
+        HwAddr ll = a.has(NDA_LLADDR) ? HwAddr.of(a.bytes(NDA_LLADDR)) : null;
+        return new Neighbor(family, ifindex, dst, ll, state);
     }
 
     /** Decodes RTM_NEWNSID / RTM_DELNSID. */

@@ -45,6 +45,10 @@ public final class RtnlClient implements AutoCloseable {
         return dump("RTM_GETROUTE", s -> Rtnl.getRouteDump(s, Rtnl.AF_UNSPEC));
     }
 
+    public List<NlMessage> dumpNeighbors() throws IOException {
+        return dump("RTM_GETNEIGH", s -> Rtnl.getNeighDump(s));
+    }
+
     public List<NlMessage> dumpNsids(OptionalInt targetNsid) throws IOException {
         return dump("RTM_GETNSID", s -> Rtnl.getNsidDump(s, targetNsid));
     }

@@ -16,9 +16,12 @@ public final class ListenerTable {
 
     private record BindKey(NetnsId netns, PortSpace ps, int port) {}
 
+    private record PortKey(PortSpace ps, int port) {}
+
     private final long generation;
     private final List<Listener> all;
     private final Map<BindKey, List<Listener>> bindLists;
+    private final Map<PortKey, List<Listener>> byPort;
 
     public ListenerTable(long generation, List<Listener> listeners) {
         this.generation = generation;
@@ -33,6 +36,12 @@ public final class ListenerTable {
             return List.copyOf(v);
         });
         this.bindLists = m;
+        Map<PortKey, List<Listener>> p = new HashMap<>();
+        for (Listener l : all) {
+            p.computeIfAbsent(new PortKey(l.portSpace(), l.port()), k -> new ArrayList<>()).add(l);
+        }
+        p.replaceAll((k, v) -> List.copyOf(v));
+        this.byPort = p;
     }
 
     public static ListenerTable empty() {
@@ -52,11 +61,21 @@ public final class ListenerTable {
         return bindLists.getOrDefault(new BindKey(netns, ps, port), List.of());
     }
 
+    /** Whether anyone on (ps, port), in any namespace, satisfies {@code filter}; stops at the first. */
+    public Listener firstListening(PortSpace ps, int port, Predicate<Listener> filter) {
+        for (Listener l : byPort.getOrDefault(new PortKey(ps, port), List.of())) {
+            if (filter.test(l)) {
+                return l;
+            }
+        }
+        return null;
+    }
+
     /** Listeners on (ps, port) in any namespace that satisfy {@code filter}. */
     public List<Listener> listening(PortSpace ps, int port, Predicate<Listener> filter) {
         List<Listener> out = new ArrayList<>();
-        for (Listener l : all) {
-            if (l.portSpace() == ps && l.port() == port && filter.test(l)) {
+        for (Listener l : byPort.getOrDefault(new PortKey(ps, port), List.of())) {
+            if (filter.test(l)) {
                 out.add(l);
             }
         }

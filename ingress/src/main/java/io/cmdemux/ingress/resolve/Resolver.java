@@ -152,14 +152,14 @@ public final class Resolver {
 
             // 2. ib_cm: is anyone listening on this service ID on this device?
             Optional<PortSpace> ps = meta.portSpace();
-            List<Listener> anyListener = ps.isEmpty() ? List.of()
-                    : state.listeners().listening(ps.get(), meta.port(), l -> deviceUsable(device.get(), l));
+            Listener anyListener = ps.isEmpty() ? null
+                    : state.listeners().firstListening(ps.get(), meta.port(), l -> deviceUsable(device.get(), l));
             step("ib-cm-listen", "cm_match_req / cm_find_listen",
                     "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.cliName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
-                    anyListener.stream().map(this::describe).toList(), anyListener.isEmpty() ? null : describe(anyListener.get(0)),
-                    anyListener.isEmpty() ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
+                    List.of(), anyListener == null ? null : describe(anyListener),
+                    anyListener == null ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
                             : "an ib_cm listener exists for this service ID on this device");
-            if (anyListener.isEmpty()) {
+            if (anyListener == null) {
                 return reject(Decision.REJ_INVALID_SERVICE_ID, null, null);
             }
 
@@ -244,14 +244,9 @@ public final class Resolver {
          * tagged, with the same VID.
          */
         private GidEntry matchGid(RdmaPort port) {
-            List<GidEntry> sorted = new ArrayList<>(port.gids());
-            sorted.sort(Comparator.comparingInt(GidEntry::index));
             List<String> cands = new ArrayList<>();
             GidEntry chosen = null;
-            for (GidEntry e : sorted) {
-                if (!e.gid().equals(meta.dgid())) {
-                    continue;
-                }
+            for (GidEntry e : port.entriesFor(meta.dgid())) {
                 String why = null;
                 if (e.type() != meta.networkType().gidType()) {
                     why = "type " + e.type().text();
@@ -497,16 +492,14 @@ public final class Resolver {
                         continue;
                     }
                 }
-                List<LinkRef> kids = new ArrayList<>(topo.childrenOf(dev));
-                kids.sort(Comparator.comparingInt(LinkRef::ifindex));
                 if (vlanPending) {
                     LinkRef vdev = null;
                     List<String> c = new ArrayList<>();
-                    for (LinkRef k : kids) {
+                    for (LinkRef k : topo.childrenOf(dev)) {
                         Link kl = topo.link(k);
                         if (kl != null && kl.info() instanceof LinkInfo.Vlan v) {
                             c.add(kl.name() + " vid " + v.id());
-                            if (v.id() == meta.vlan().getAsInt()) {
+                            if (v.id() == meta.vlan().getAsInt() && (vdev == null || k.ifindex() < vdev.ifindex())) {
                                 vdev = k;
                             }
                         }
@@ -521,36 +514,49 @@ public final class Resolver {
                     dev = vdev;
                     continue;
                 }
+                // The rx handlers pick a child by destination MAC (macvlan) or IP (ipvlan); look those up, don't scan.
                 LinkRef next = null;
                 List<String> c = new ArrayList<>();
                 String how = null;
-                for (LinkRef k : kids) {
-                    Link kl = topo.link(k);
-                    if (kl == null) {
-                        continue;
-                    }
-                    if (kl.info() instanceof LinkInfo.Macvlan) {
-                        boolean hit = meta.dmac() != null ? meta.dmac().equals(kl.mac()) : ownsIpOrUpper(k);
-                        c.add(kl.name() + " macvlan " + kl.mac());
-                        if (hit && next == null) {
-                            next = k;
-                            how = meta.dmac() != null ? "macvlan_handle_frame: destination MAC " + meta.dmac()
-                                    : "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
+                if (meta.dmac() != null) {
+                    for (LinkRef k : topo.byMac(meta.dmac())) {
+                        Link kl = topo.link(k);
+                        if (kl != null && kl.info() instanceof LinkInfo.Macvlan && dev.equals(topo.parentOf(k).orElse(null))) {
+                            c.add(kl.name() + " macvlan " + kl.mac());
+                            if (next == null) {
+                                next = k;
+                                how = "macvlan_handle_frame: destination MAC " + meta.dmac();
+                            }
                         }
-                    } else if (kl.info() instanceof LinkInfo.Ipvlan iv) {
-                        boolean hit = ownsIpOrUpper(k);
-                        c.add(kl.name() + " ipvlan " + iv.modeName());
-                        if (hit && next == null) {
-                            next = k;
-                            how = iv.mode() == LinkInfo.Ipvlan.MODE_L2
-                                    ? "ipvlan_handle_mode_l2: slaves share the master's MAC, so unicast frames are matched by IP"
-                                    : "ipvlan_handle_mode_l3: the slave that holds the destination IP";
+                    }
+                }
+                if (next == null) {
+                    for (io.cmdemux.namespaces.AddressRef owner : topo.byIp(meta.dstIp())) {
+                        LinkRef child = childOnPath(owner.link(), dev);
+                        Link kl = child == null ? null : topo.link(child);
+                        if (kl == null) {
+                            continue;
+                        }
+                        if (kl.info() instanceof LinkInfo.Ipvlan iv) {
+                            c.add(kl.name() + " ipvlan " + iv.modeName());
+                            if (next == null) {
+                                next = child;
+                                how = iv.mode() == LinkInfo.Ipvlan.MODE_L2
+                                        ? "ipvlan_handle_mode_l2: slaves share the master's MAC, so unicast frames are matched by IP"
+                                        : "ipvlan_handle_mode_l3: the slave that holds the destination IP";
+                            }
+                        } else if (kl.info() instanceof LinkInfo.Macvlan && meta.dmac() == null) {
+                            c.add(kl.name() + " macvlan " + kl.mac());
+                            if (next == null) {
+                                next = child;
+                                how = "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
+                            }
                         }
                     }
                 }
                 if (next == null) {
                     step("rx-final", "__netif_receive_skb_core", "on " + l.name(), c, l.name(),
-                            c.isEmpty() ? "no macvlan or ipvlan above it" : "no upper claims the frame; it stays on " + l.name());
+                            "no macvlan or ipvlan above it claims the frame; it stays on " + l.name());
                     break;
                 }
                 step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how);
@@ -611,6 +617,22 @@ public final class Resolver {
                 lastDropReason = "no IPoIB device on " + meta.key().device() + "/" + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey());
             }
             return chosen;
+        }
+
+        /** The child of {@code dev} on the IFLA_LINK path from {@code owner} down to it, or null if there is none. */
+        private LinkRef childOnPath(LinkRef owner, LinkRef dev) {
+            LinkRef cur = owner;
+            for (int i = 0; i < 8; i++) {
+                Optional<LinkRef> p = topo.parentOf(cur);
+                if (p.isEmpty()) {
+                    return null;
+                }
+                if (p.get().equals(dev)) {
+                    return cur;
+                }
+                cur = p.get();
+            }
+            return null;
         }
 
         private boolean ownsIpOrUpper(LinkRef d) {

@@ -4,7 +4,6 @@ import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.Route;
-import java.math.BigInteger;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
@@ -47,13 +46,13 @@ final class RouteCheck {
             // fib_table_lookup: longest prefix first; a reject type ends the lookup before nexthops are looked at.
             for (Route r : candidates(ns, table, peer, 32)) {
                 if (r.type() == Route.RTN_UNREACHABLE || r.type() == Route.RTN_BLACKHOLE || r.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(r, table) + " rejects the lookup");
+                    return new Result(false, describe(ns, r, table) + " rejects the lookup");
                 }
                 if (r.type() == RTN_THROW) {
                     break; // fib rules go on with the next table
                 }
                 if (leavesThrough(r, ndev.ifindex())) {
-                    return new Result(true, describe(r, table) + " leaves through " + ndev.name());
+                    return new Result(true, describe(ns, r, table) + " leaves through " + ndev.name());
                 }
                 // fib_lookup_good_nhc: a nexthop on another device does not satisfy flowi4_oif; try shorter prefixes
             }
@@ -83,12 +82,12 @@ final class RouteCheck {
                     continue; // BACKTRACK to a shorter prefix
                 }
                 if (chosen.type() == Route.RTN_UNREACHABLE || chosen.type() == Route.RTN_BLACKHOLE || chosen.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
+                    return new Result(false, describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
                 }
                 if (chosen.oif() == ndev.ifindex() || leavesThrough(chosen, ndev.ifindex())) {
-                    return new Result(true, describe(chosen, table) + " leaves through " + ndev.name());
+                    return new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name());
                 }
-                return new Result(false, describe(chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
+                return new Result(false, describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
             }
         }
         return new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""));
@@ -113,15 +112,25 @@ final class RouteCheck {
         return out;
     }
 
+    /** Whether the first {@code len} bits of the two addresses agree. */
     private static boolean contains(InetAddress net, int len, InetAddress ip, int bits) {
         byte[] a = net.getAddress();
         byte[] b = ip.getAddress();
-        if (a.length != b.length) {
+        if (a.length != b.length || len > bits) {
             return false;
         }
-        BigInteger mask = len == 0 ? BigInteger.ZERO : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)
-                .xor(BigInteger.ONE.shiftLeft(bits - len).subtract(BigInteger.ONE));
-        return new BigInteger(1, a).and(mask).equals(new BigInteger(1, b).and(mask));
+        int full = len / 8;
+        for (int i = 0; i < full; i++) {
+            if (a[i] != b[i]) {
+                return false;
+            }
+        }
+        int rest = len % 8;
+        if (rest == 0) {
+            return true;
+        }
+        int mask = (0xff << (8 - rest)) & 0xff;
+        return (a[full] & mask) == (b[full] & mask);
     }
 
     private static boolean leavesThrough(Route r, int ifindex) {
@@ -131,9 +140,11 @@ final class RouteCheck {
         return r.nexthops().stream().anyMatch(h -> h.ifindex() == ifindex);
     }
 
-    private static String describe(Route r, int table) {
+    private static String describe(NetnsState ns, Route r, int table) {
         String t = table == Route.RT_TABLE_LOCAL ? "local" : table == Route.RT_TABLE_MAIN ? "main" : Integer.toString(table);
         String dst = r.dst() == null ? "default" : InetAddresses.toText(r.dst()) + "/" + r.dstLen();
-        return "route " + dst + (r.oif() != 0 ? " dev#" + r.oif() : "") + " (table " + t + ", type " + r.type() + ")";
+        Link dev = r.oif() == 0 ? null : ns.link(r.oif());
+        String on = r.oif() == 0 ? "" : " dev " + (dev == null ? "#" + r.oif() : dev.name());
+        return "route " + dst + on + " (table " + t + ", type " + r.type() + ")";
     }
 }

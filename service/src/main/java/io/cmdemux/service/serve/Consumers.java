@@ -25,6 +25,34 @@ public interface Consumers extends AutoCloseable {
     /** Called when a consumer answers a delivered request with REJECT. */
     void onReject(RejectHandler handler);
 
+    /** Called when a consumer answers a delivered request with ACCEPT; the handler sends the REP. */
+    void onAccept(AcceptHandler handler);
+
+    /** Called when a consumer asks to disconnect one of its connections. */
+    void onDisconnect(DisconnectHandler handler);
+
+    /** Called with the owner (Listener.owner) of a consumer that went away, after its listeners are gone. */
+    void onConsumerGone(java.util.function.Consumer<String> handler);
+
+    /** Tells the consumer {@code owner} about one of its connections; false when it is gone. */
+    boolean notify(String owner, io.cmdemux.service.control.CmEventInfo event);
+
+    @FunctionalInterface
+    interface AcceptHandler {
+        /**
+         * @param owner the consumer that accepts (the one the request was delivered to)
+         * @return the daemon's local comm ID for the connection
+         * @throws io.cmdemux.service.control.RequestRefused when the request can no longer be accepted
+         */
+        int accept(String owner, io.cmdemux.service.control.Acceptance acceptance) throws io.cmdemux.service.control.RequestRefused;
+    }
+
+    @FunctionalInterface
+    interface DisconnectHandler {
+        /** @throws io.cmdemux.service.control.RequestRefused ENOENT when the connection is not the owner's */
+        void disconnect(String owner, int localCommId, byte[] privateData) throws io.cmdemux.service.control.RequestRefused;
+    }
+
     /**
      * One request on its way to a consumer.
      *

@@ -12,7 +12,6 @@ import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import java.io.IOException;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,12 +31,12 @@ public final class Dispatcher {
     private final Consumers consumers;
     private final Metrics metrics;
     private final RejLimiter limiter;
-    private final AtomicInteger nextCommId = new AtomicInteger(0x10000);
     private final AtomicLong nextTraceId = new AtomicLong(1);
     /** Requests recently seen: (local comm ID, CA GUID) → what we answered. */
     private final Cache<ReqKey, Answer> seen;
     /** Deliveries a consumer may still REJECT: trace ID → the request and where to answer it. */
     private final Cache<Long, Pending> pending;
+    private final Sessions sessions;
 
     private record ReqKey(long localCommId, long caGuid) {}
 
@@ -46,8 +45,9 @@ public final class Dispatcher {
 
     private record Pending(RoceFrame request, FrameSender port, int localCommId, ReqKey key) {}
 
-    public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow) {
+    public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
+        this.sessions = sessions;
         this.metrics = metrics;
         this.limiter = limiter;
         this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).build();
@@ -63,13 +63,14 @@ public final class Dispatcher {
             Answer earlier = seen.getIfPresent(key);
             if (earlier != null) {
                 metrics.duplicate();
-                if (earlier.frame() != null) {
+                // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
+                if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r)) && earlier.frame() != null) {
                     send(earlier.port(), earlier.frame(), "repeat");
                 }
                 return traceId;
             }
         }
-        int localCommId = nextCommId.getAndIncrement();
+        int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
@@ -82,6 +83,9 @@ public final class Dispatcher {
                 byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
                         new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
                 pending.put(traceId, new Pending(frame, port, localCommId, key));
+                if (!meta.sidr()) {
+                    sessions.delivered(traceId, localCommId, frame, port, d.listener().owner(), mra);
+                }
                 if (mra != null) {
                     send(port, mra, "MRA");
                 }
@@ -111,6 +115,7 @@ public final class Dispatcher {
             return;
         }
         metrics.decision("reject", "consumer");
+        sessions.rejectedByConsumer(traceId);
         answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData, p.key());
     }
 

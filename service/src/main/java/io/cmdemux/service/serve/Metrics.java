@@ -48,6 +48,10 @@ public final class Metrics {
         counter("frames_sent", "kind", kind).increment();
     }
 
+    public void consumerGone(int sessions) {
+        counter("sessions_of_gone_consumers").increment(sessions);
+    }
+
     public void duplicate() {
         counter("duplicate_requests").increment();
     }

@@ -25,10 +25,13 @@ public final class Pipeline {
     private final DecisionCache cache;
     private final ResolverMode mode;
     private final Dispatcher dispatcher;
+    private final Sessions sessions;
     private final RejLimiter limiter;
     private final Metrics metrics;
 
-    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, RejLimiter limiter, Metrics metrics) {
+    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, Sessions sessions,
+            RejLimiter limiter, Metrics metrics) {
+        this.sessions = sessions;
         this.state = state;
         this.cache = cache;
         this.mode = mode;
@@ -54,7 +57,9 @@ public final class Pipeline {
         }
         Optional<PacketMeta> meta = PacketMetas.of(device, 1, frame);
         if (meta.isEmpty()) {
-            metrics.frame("not-a-request");
+            // RTU, DREQ, DREP, REJ, MRA: the rest of a connection's life, routed by comm ID
+            metrics.frame("cm-" + frame.mad().message().attribute().name().toLowerCase());
+            sessions.onWire(frame, port);
             return null;
         }
         metrics.frame("request");

@@ -1,0 +1,105 @@
+package io.cmdemux.bench;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.wire.L2Header;
+import io.cmdemux.ingress.wire.L3Header;
+import io.cmdemux.ingress.wire.Mad;
+import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.ingress.wire.RdmaCmRequests;
+import io.cmdemux.ingress.wire.RoceDecoder;
+import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import io.cmdemux.netdev.ClassicBpf;
+import io.cmdemux.netdev.HwAddr;
+import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.netdev.PacketSocket;
+import io.cmdemux.service.control.ControlClient;
+import io.cmdemux.service.control.DeliveredRequest;
+import io.cmdemux.service.control.ListenSpec;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The three processes of scripts/bench-ingress:
+ * <ul>
+ * <li>{@code send IFINDEX SRCMAC SRCIP SECONDS DST=MAC...}: in the client namespace, replays prebuilt
+ *     REQ frames with distinct comm IDs to the pods, as fast as one thread can;</li>
+ * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
+ *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
+ * <li>{@code consume IP PORT SECONDS}: in a pod, a consumer that registers over @cmdemux and counts
+ *     delivered REQs.</li>
+ * </ul>
+ */
+public final class IngressBench {
+    private IngressBench() {}
+
+    public static void main(String[] a) throws Exception {
+        switch (a[0]) {
+            case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
+            case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
+            case "consume" -> consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a.length > 4 && a[4].equals("accept"));
+            case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
+                    Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
+            default -> throw new IllegalArgumentException("send | baseline | consume");
+        }
+    }
+
+    private static void send(int ifindex, HwAddr srcMac, InetAddress src, int seconds, List<String> targets) throws Exception {
+        List<InetAddress> dsts = new ArrayList<>();
+        List<L2Header> l2s = new ArrayList<>();
+        for (String t : targets) {
+            String[] p = t.split("=");
+            dsts.add(InetAddresses.parse(p[0]));
+            l2s.add(new L2Header(HwAddr.parse(p[1]), srcMac, null));
+        }
+        long sent = 0;
+        int comm = 1;
+        try (PacketSocket s = PacketSocket.open(ifindex, null, 100)) {
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() < end) {
+                // Every REQ gets a fresh comm ID, so none of them is a retransmission to the daemon.
+                int k = comm % dsts.size();
+                InetAddress dst = dsts.get(k);
+                var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000, dst, 7471, null);
+                s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, comm)));
+                comm++;
+                sent++;
+            }
+        }
+        System.out.printf("sent=%d rate=%.0f/s%n", sent, sent / (double) seconds);
+    }
+
+    private static void baseline(int ifindex, int seconds) throws Exception {
+        long n = 0;
+        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() < end) {
+                if (s.receive() != null) {
+                    n++;
+                }
+            }
+        }
+        System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
+    }
+
+    private static void consume(InetAddress ip, int port, int seconds, boolean accept) throws Exception {
+        long n = 0;
+        try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
+            c.hello("bench-consumer");
+            c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
+            System.out.println("listening");
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() < end) {
+                DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
+                if (r != null) {
+                    n++;
+                    if (accept) {
+                        c.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), 0x100 + (int) (n & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
+                    }
+                }
+            }
+        }
+        System.out.printf("delivered=%d rate=%.0f/s%n", n, n / (double) seconds);
+    }
+}

@@ -1,0 +1,98 @@
+package io.cmdemux.service;
+
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.namespaces.NetnsState;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "lab-check", mixinStandardHelpOptions = true,
+        description = {"Replays kernel-lab fixture directories in kernel mode and compares every request with what the real",
+                "kernel did (expected.tsv). Prints one row per scenario; exit 1 on any disagreement."})
+final class LabCheckCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "DIR", arity = "1..*", description = "fixture directories (netns.tsv, rtnl/, sysfs/, listeners.tsv, cm.pcap, expected.tsv)")
+    List<Path> dirs;
+
+    /** One scenario's comparison. */
+    record Result(String scenario, int requests, int agreements, List<String> disagreements) {}
+
+    @Override
+    public Integer call() {
+        int bad = 0;
+        System.out.printf("%-36s %8s %10s%n", "SCENARIO", "REQUESTS", "AGREEMENTS");
+        for (Path d : dirs) {
+            Result r = check(d);
+            System.out.printf("%-36s %8d %10d%n", r.scenario(), r.requests(), r.agreements());
+            for (String s : r.disagreements()) {
+                System.out.println("    " + s);
+            }
+            bad += r.disagreements().size();
+        }
+        return bad == 0 ? Main.EXIT_OK : Main.EXIT_NO;
+    }
+
+    /** The expected outcomes of a fixture, by local comm ID, in file order. */
+    static Map<String, String> expected(Path dir) {
+        Map<String, String> out = new LinkedHashMap<>();
+        try {
+            for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
+                if (line.isBlank() || line.startsWith("#")) {
+                    continue;
+                }
+                String[] f = line.split("\t");
+                out.put(f[0].trim().toLowerCase(), f[2].trim());
+            }
+        } catch (IOException e) {
+            throw new EnvironmentException(dir + "/expected.tsv: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    static Result check(Path dir) {
+        ResolveOptions o = new ResolveOptions();
+        o.lab = dir;
+        HostState state = o.load();
+        Map<String, String> want = expected(dir);
+        Map<String, String> got = new LinkedHashMap<>();
+        for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1, List.of(ResolverMode.KERNEL))) {
+            // Retransmissions repeat a comm ID; the kernel decides on the first one.
+            got.putIfAbsent(String.format("0x%08x", r.meta().localCommId()), outcome(state, r.decisions().get(0)));
+        }
+        List<String> diffs = new ArrayList<>();
+        int agree = 0;
+        for (Map.Entry<String, String> e : want.entrySet()) {
+            String g = got.get(e.getKey());
+            if (e.getValue().equals(g)) {
+                agree++;
+            } else {
+                diffs.add(e.getKey() + ": kernel " + e.getValue() + ", cmdemux " + (g == null ? "(request not in cm.pcap)" : g));
+            }
+        }
+        return new Result(dir.getFileName().toString(), want.size(), agree, diffs);
+    }
+
+    /** deliver:NS | reject:N | drop, the vocabulary of expected.tsv. */
+    static String outcome(HostState state, Decision d) {
+        switch (d.outcome()) {
+            case DELIVER: {
+                NetnsState ns = state.topology().namespace(d.netns());
+                String name = ns == null ? d.netns().toString() : ns.host() ? "init" : ns.displayName();
+                return "deliver:" + name;
+            }
+            case REJECT:
+                return "reject:" + d.rejectReason();
+            default:
+                return "drop";
+        }
+    }
+}

@@ -1,0 +1,118 @@
+package io.cmdemux.service;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cmdemux.gid.GidEntry;
+import io.cmdemux.gid.RdmaDevice;
+import io.cmdemux.gid.RdmaPort;
+import io.cmdemux.ingress.capture.CaptureReader;
+import io.cmdemux.ingress.capture.CapturedFrame;
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.PacketMetas;
+import io.cmdemux.ingress.resolve.Resolver;
+import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.ingress.wire.FrameResult;
+import io.cmdemux.ingress.wire.RoceFrame;
+import io.cmdemux.netdev.MalformedException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+@Command(name = "replay", mixinStandardHelpOptions = true,
+        description = {"One decision for every CM REQ and SIDR REQ in a capture, against a snapshot, a lab fixture or the live host.",
+                "The ingress port is the one whose GID table holds the request's destination GID, unless --device names it."})
+final class ReplayCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "CAPTURE", description = "pcap or pcapng")
+    Path capture;
+
+    @Option(names = "--device", paramLabel = "D", description = "the RDMA device every request arrived on")
+    String device;
+
+    @Option(names = "--port", paramLabel = "P", description = "port number (default 1)")
+    int port = 1;
+
+    @Mixin
+    ResolveOptions opts = new ResolveOptions();
+
+    /** One replayed request: what it was and what each mode decided. */
+    record Replayed(long frame, PacketMeta meta, List<Decision> decisions) {}
+
+    @Override
+    public Integer call() throws Exception {
+        HostState state = opts.load();
+        List<ResolverMode> modes = opts.modes();
+        for (Replayed r : replay(state, capture, device, port, modes)) {
+            if (opts.json) {
+                ObjectNode o = modes.size() == 2 ? DecisionView.bothJson(state.topology(), r.decisions().get(0), r.decisions().get(1))
+                        : DecisionView.json(state.topology(), r.decisions().get(0));
+                ObjectNode line = TopologyView.JSON.createObjectNode();
+                line.put("frame", r.frame());
+                line.put("localCommId", String.format("0x%08x", r.meta().localCommId()));
+                line.setAll(o);
+                System.out.println(TopologyView.JSON.writeValueAsString(line));
+            } else {
+                System.out.printf("frame %d comm 0x%08x %s -> %s: %s%n", r.frame(), r.meta().localCommId(), text(r.meta().srcIp()),
+                        text(r.meta().dstIp()), DecisionView.summary(state.topology(), r.decisions().get(0)));
+            }
+        }
+        return Main.EXIT_OK;
+    }
+
+    static List<Replayed> replay(HostState state, Path capture, String device, int port, List<ResolverMode> modes) {
+        List<Replayed> out = new ArrayList<>();
+        try (InputStream in = Files.newInputStream(capture); CaptureReader reader = new CaptureReader(in)) {
+            for (CapturedFrame f = reader.next(); f != null; f = reader.next()) {
+                if (!(f.result() instanceof FrameResult.Decoded d)) {
+                    continue;
+                }
+                RoceFrame frame = d.frame();
+                String dev = device != null ? device : ingressDevice(state, frame);
+                if (dev == null) {
+                    dev = state.rdma().devices().isEmpty() ? "none" : state.rdma().devices().get(0).name();
+                }
+                Optional<PacketMeta> meta = PacketMetas.of(dev, port, frame);
+                if (meta.isEmpty()) {
+                    continue;
+                }
+                List<Decision> ds = new ArrayList<>();
+                for (ResolverMode m : modes) {
+                    ds.add(Resolver.resolve(state, meta.get(), m));
+                }
+                out.add(new Replayed(f.index(), meta.get(), ds));
+            }
+        } catch (IOException e) {
+            throw new EnvironmentException(capture + ": " + e.getMessage(), e);
+        } catch (MalformedException e) {
+            throw new EnvironmentException(capture + ": not a capture: " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** The device whose port has a GID entry equal to the frame's destination, as the NIC that received it would. */
+    static String ingressDevice(HostState state, RoceFrame frame) {
+        for (RdmaDevice dev : state.rdma().devices()) {
+            for (RdmaPort p : dev.ports()) {
+                for (GidEntry e : p.gids()) {
+                    if (e.gid().equals(frame.l3().dst())) {
+                        return dev.name();
+                    }
+                }
+            }
+        }
+        return null;
+    }
+
+    private static String text(java.net.InetAddress a) {
+        return a == null ? "AF_IB" : io.cmdemux.netdev.InetAddresses.toText(a);
+    }
+}

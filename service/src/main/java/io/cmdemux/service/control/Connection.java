@@ -1,0 +1,120 @@
+package io.cmdemux.service.control;
+
+import io.cmdemux.namespaces.NetnsId;
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.Channel;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One consumer's connection: who it is (its namespace, proven when the connection was accepted)
+ * and which delivered requests it may still answer.
+ */
+final class Connection {
+    final long id;
+    final Channel channel;
+    final Via via;
+    private volatile NetnsId netns;
+    private volatile int pid;
+    private volatile String clientName = "";
+    private final AtomicInteger seq = new AtomicInteger();
+    private boolean flushQueued; // event loop only
+    final AtomicBoolean queryRunning = new AtomicBoolean();
+    private final int maxOutstanding;
+    // traceId → listenerId of requests delivered and not answered yet; oldest forgotten first
+    private final LinkedHashMap<Long, Long> outstanding;
+
+    Connection(long id, Channel channel, Via via, NetnsId netns, int pid, int maxOutstanding) {
+        this.id = id;
+        this.channel = channel;
+        this.via = via;
+        this.netns = netns;
+        this.pid = pid;
+        this.maxOutstanding = maxOutstanding;
+        this.outstanding = new LinkedHashMap<>(16, 0.75f, false) {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
+                return size() > Connection.this.maxOutstanding;
+            }
+        };
+    }
+
+    /** null until a host-socket peer has been identified. */
+    NetnsId netns() {
+        return netns;
+    }
+
+    int pid() {
+        return pid;
+    }
+
+    void identified(NetnsId ns, int peerPid) {
+        this.netns = ns;
+        this.pid = peerPid;
+    }
+
+    String clientName() {
+        return clientName;
+    }
+
+    void clientName(String name) {
+        this.clientName = name;
+    }
+
+    int nextSeq() {
+        return seq.incrementAndGet();
+    }
+
+    void expect(long traceId, long listenerId) {
+        synchronized (outstanding) {
+            outstanding.put(traceId, listenerId);
+        }
+    }
+
+    /** The listener a delivered, unanswered request went to; null when this consumer never got it (or already answered). */
+    Long answer(long traceId) {
+        synchronized (outstanding) {
+            return outstanding.remove(traceId);
+        }
+    }
+
+    /**
+     * Queues a delivery from any thread. A burst of requests shares one flush (one write(2)): the
+     * flush task is queued behind the writes on the event loop, and everything queued before it
+     * runs goes out with it.
+     */
+    void send(ByteBuf bytes, ControlCounters counters) {
+        try {
+            channel.eventLoop().execute(() -> queue(bytes, counters));
+        } catch (RejectedExecutionException e) {
+            counters.inc("deliver.write-failed"); // the server is shutting down
+        }
+    }
+
+    private void queue(ByteBuf bytes, ControlCounters counters) {
+        channel.write(bytes).addListener(w -> {
+            if (!w.isSuccess()) {
+                counters.inc("deliver.write-failed");
+            }
+        });
+        if (!flushQueued) {
+            flushQueued = true;
+            channel.eventLoop().execute(() -> {
+                flushQueued = false;
+                channel.flush();
+            });
+        }
+    }
+
+    ConsumerInfo info(String netnsName) {
+        return new ConsumerInfo(id, netns, via, pid, netnsName, clientName);
+    }
+
+    @Override
+    public String toString() {
+        return "consumer-" + id + " (" + via + ", netns " + netns + (pid > 0 ? ", pid " + pid : "") + (clientName.isEmpty() ? "" : ", " + clientName) + ")";
+    }
+}

@@ -1,0 +1,160 @@
+package io.cmdemux.service.control;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.resolve.IngressKey;
+import io.cmdemux.ingress.resolve.NetworkType;
+import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.netdev.HwAddr;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.OptionalInt;
+
+/**
+ * The META record: {@link PacketMeta} in 124 fixed bytes plus the ingress device name.
+ * <pre>
+ *   0 u8  networkType (0 IB, 1 RoCE v1, 2 RoCE v2)    30 u16 ingress port
+ *   1 u8  flags (see F_*)                             32 u64 ingress GUID
+ *   2 u8  cmaVersion                                  40 u16 ingress P_Key
+ *   3 u8  ipVersion                                   42 u16 reserved
+ *   4 u16 pkey                                        44 16B dgid
+ *   6 u16 bthPkey                                     60 16B ourGid
+ *   8 u64 serviceId                                   76 16B peerGid
+ *  16 u32 localCommId                                 92 16B dstIp (IPv4 in bytes 0-3)
+ *  20 u16 srcPort                                    108 16B srcIp
+ *  22 u16 vlan (VID)                                 124 ...  ingress device name, UTF-8, 0-64 bytes
+ *  24 6B  dmac
+ * </pre>
+ */
+public final class MetaCodec {
+    static final int FIXED = 124;
+    static final int MAX_DEVICE_NAME = 64; // IB_DEVICE_NAME_MAX
+
+    static final int F_SIDR = 0x01;
+    static final int F_VLAN = 0x02;
+    static final int F_DMAC = 0x04;
+    static final int F_DGID = 0x08;
+    static final int F_OUR_GID = 0x10;
+    static final int F_PEER_GID = 0x20;
+    static final int F_DST_IP = 0x40;
+    static final int F_SRC_IP = 0x80;
+
+    private MetaCodec() {}
+
+    public static byte[] encode(PacketMeta m) {
+        byte[] dev = m.key().device() == null ? new byte[0] : m.key().device().getBytes(StandardCharsets.UTF_8);
+        if (dev.length > MAX_DEVICE_NAME) {
+            dev = Arrays.copyOf(dev, MAX_DEVICE_NAME);
+        }
+        ByteBuffer b = ByteBuffer.allocate(FIXED + dev.length);
+        int flags = (m.sidr() ? F_SIDR : 0)
+                | (m.vlan().isPresent() ? F_VLAN : 0)
+                | (m.dmac() != null && m.dmac().length() == 6 ? F_DMAC : 0)
+                | (m.dgid() != null ? F_DGID : 0)
+                | (m.ourGid() != null ? F_OUR_GID : 0)
+                | (m.peerGid() != null ? F_PEER_GID : 0)
+                | (m.dstIp() != null ? F_DST_IP : 0)
+                | (m.srcIp() != null ? F_SRC_IP : 0);
+        b.put((byte) m.networkType().ordinal());
+        b.put((byte) flags);
+        b.put((byte) m.cmaVersion());
+        b.put((byte) m.ipVersion());
+        b.putShort((short) m.pkey());
+        b.putShort((short) m.bthPkey());
+        b.putLong(m.serviceId());
+        b.putInt((int) m.localCommId());
+        b.putShort((short) m.srcPort());
+        b.putShort((short) m.vlan().orElse(0));
+        b.put((flags & F_DMAC) != 0 ? m.dmac().bytes() : new byte[6]);
+        b.putShort((short) m.key().port());
+        b.putLong(m.key().guid());
+        b.putShort((short) m.key().pkey());
+        b.putShort((short) 0);
+        putGid(b, m.dgid());
+        putGid(b, m.ourGid());
+        putGid(b, m.peerGid());
+        putIp(b, m.dstIp());
+        putIp(b, m.srcIp());
+        b.put(dev);
+        return b.array();
+    }
+
+    public static PacketMeta decode(byte[] v) throws ProtocolException {
+        if (v.length < FIXED || v.length > FIXED + MAX_DEVICE_NAME) {
+            throw new ProtocolException(Wire.EBADMSG, 0, "META record of " + v.length + " bytes (expected " + FIXED + "-" + (FIXED + MAX_DEVICE_NAME) + ")");
+        }
+        ByteBuffer b = ByteBuffer.wrap(v);
+        int nt = b.get() & 0xff;
+        if (nt >= NetworkType.values().length) {
+            throw new ProtocolException(Wire.EBADMSG, 0, "unknown network type " + nt);
+        }
+        int flags = b.get() & 0xff;
+        int cmaVersion = b.get() & 0xff;
+        int ipVersion = b.get() & 0xff;
+        int pkey = b.getShort() & 0xffff;
+        int bthPkey = b.getShort() & 0xffff;
+        long serviceId = b.getLong();
+        long localCommId = b.getInt() & 0xffffffffL;
+        int srcPort = b.getShort() & 0xffff;
+        int vlan = b.getShort() & 0xffff;
+        byte[] dmac = new byte[6];
+        b.get(dmac);
+        int port = b.getShort() & 0xffff;
+        long guid = b.getLong();
+        int keyPkey = b.getShort() & 0xffff;
+        b.getShort();
+        Gid dgid = gid(b, (flags & F_DGID) != 0);
+        Gid ourGid = gid(b, (flags & F_OUR_GID) != 0);
+        Gid peerGid = gid(b, (flags & F_PEER_GID) != 0);
+        InetAddress dst = ip(b, (flags & F_DST_IP) != 0, ipVersion, 92);
+        InetAddress src = ip(b, (flags & F_SRC_IP) != 0, ipVersion, 108);
+        byte[] dev = new byte[b.remaining()];
+        b.get(dev);
+        return new PacketMeta(new IngressKey(new String(dev, StandardCharsets.UTF_8), port, guid, keyPkey),
+                NetworkType.values()[nt], dgid, ourGid, peerGid, pkey, bthPkey, serviceId, cmaVersion, ipVersion, dst, src, srcPort,
+                (flags & F_VLAN) != 0 ? OptionalInt.of(vlan) : OptionalInt.empty(),
+                (flags & F_DMAC) != 0 ? HwAddr.of(dmac) : null,
+                (flags & F_SIDR) != 0, localCommId);
+    }
+
+    private static void putGid(ByteBuffer b, Gid g) {
+        b.put(g == null ? new byte[16] : g.bytes());
+    }
+
+    private static void putIp(ByteBuffer b, InetAddress a) {
+        byte[] out = new byte[16];
+        if (a != null) {
+            byte[] raw = a.getAddress();
+            System.arraycopy(raw, 0, out, 0, raw.length);
+        }
+        b.put(out);
+    }
+
+    private static Gid gid(ByteBuffer b, boolean present) {
+        byte[] raw = new byte[16];
+        b.get(raw);
+        return present ? Gid.of(raw) : null;
+    }
+
+    private static InetAddress ip(ByteBuffer b, boolean present, int ipVersion, int offset) throws ProtocolException {
+        byte[] raw = new byte[16];
+        b.get(raw);
+        if (!present) {
+            return null;
+        }
+        try {
+            if (ipVersion == 4) {
+                return InetAddress.getByAddress(Arrays.copyOf(raw, 4));
+            }
+            if (ipVersion == 6) {
+                // getByAddress would turn ::ffff:a.b.c.d into an Inet4Address; the header's address stays IPv6.
+                return java.net.Inet6Address.getByAddress(null, raw, null);
+            }
+        } catch (UnknownHostException e) {
+            throw new ProtocolException(Wire.EBADMSG, offset, "bad address: " + e.getMessage());
+        }
+        throw new ProtocolException(Wire.EBADMSG, offset, "an IP address with IP version " + ipVersion);
+    }
+}

@@ -1,0 +1,418 @@
+package io.cmdemux.service.serve;
+
+import io.cmdemux.ingress.wire.CmDrep;
+import io.cmdemux.ingress.wire.CmDreq;
+import io.cmdemux.ingress.wire.CmMessage;
+import io.cmdemux.ingress.wire.CmMra;
+import io.cmdemux.ingress.wire.CmRej;
+import io.cmdemux.ingress.wire.CmRep;
+import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.CmRtu;
+import io.cmdemux.ingress.wire.Octets;
+import io.cmdemux.ingress.wire.RejReason;
+import io.cmdemux.ingress.wire.RoceFrame;
+import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import io.cmdemux.service.control.Acceptance;
+import io.cmdemux.service.control.CmEventInfo;
+import io.cmdemux.service.control.RequestRefused;
+import io.cmdemux.service.control.Wire;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The passive side of every connection the daemon has delivered: cm.c's states from REQ_RCVD to
+ * TIMEWAIT, the comm IDs, the REP and DREQ retransmission timers and time-wait. Messages from the
+ * wire are routed by our local comm ID (their remote comm ID); anything that matches no
+ * connection is answered the way cm.c answers it, or counted and dropped.
+ */
+public final class Sessions implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Sessions.class);
+    private static final int UDP_SOURCE_PORT = 0xc000;
+    /** CMA_CM_MRA_SETTING: the service timeout of the MRA rdma_cm sends for a REQ it hands to its user. */
+    static final int MRA_SERVICE_TIMEOUT = 24;
+
+    /** The passive side's states in cm.c (enum ib_cm_state). */
+    public enum State { MRA_REQ_SENT, REP_SENT, ESTABLISHED, DREQ_SENT, TIMEWAIT }
+
+    /** Limits and timing. {@code maxTimeoutMillis} caps the CM timeouts a peer asks for (4.096 µs × 2^t). */
+    public record Config(int maxSessions, long timeWaitMillis, long maxTimeoutMillis) {
+        public static Config defaults() {
+            return new Config(1 << 20, 1000, 60_000);
+        }
+    }
+
+    private record RemoteKey(int remoteCommId, long remoteCaGuid) {}
+
+    private final class Session {
+        final int localCommId;
+        final long traceId;
+        final String owner;
+        final RoceFrame req;
+        final FrameSender port;
+        final int remoteCommId;
+        final RemoteKey remote;
+        final long timeoutMillis;
+        final int maxRetries;
+        volatile State state = State.MRA_REQ_SENT;
+        byte[] lastSent;
+        int retriesLeft;
+        ScheduledFuture<?> timer;
+
+        Session(int localCommId, long traceId, String owner, RoceFrame req, FrameSender port, byte[] mra) {
+            this.localCommId = localCommId;
+            this.traceId = traceId;
+            this.owner = owner;
+            this.req = req;
+            this.port = port;
+            CmReq r = (CmReq) req.mad().message();
+            this.remoteCommId = r.localCommId();
+            this.remote = new RemoteKey(r.localCommId(), r.localCaGuid());
+            // cm_req_handler: timeout_ms from the requester's local CM response timeout, max_cm_retries from the REQ
+            this.timeoutMillis = Math.max(1, Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(r.localCmResponseTimeout())));
+            this.maxRetries = r.maxCmRetries();
+            this.lastSent = mra;
+        }
+    }
+
+    private final Config config;
+    private final Consumers consumers;
+    private final Metrics metrics;
+    private final long localCaGuid;
+    private final Map<Integer, Session> byLocal = new ConcurrentHashMap<>();
+    private final Map<RemoteKey, Session> byRemote = new ConcurrentHashMap<>();
+    private final Map<Long, Session> byTrace = new ConcurrentHashMap<>();
+    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "cmdemux-cm-timers");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public Sessions(Config config, Consumers consumers, Metrics metrics, long localCaGuid) {
+        this.config = config;
+        this.consumers = consumers;
+        this.metrics = metrics;
+        this.localCaGuid = localCaGuid;
+        metrics.gauge("sessions", byLocal::size);
+        consumers.onAccept(this::accept);
+        consumers.onDisconnect(this::disconnect);
+        consumers.onConsumerGone(this::consumerGone);
+    }
+
+    /** 4.096 µs × 2^t, as cm_convert_to_ms computes it (in whole milliseconds, at least 1). */
+    static long cmTimeoutMillis(int t) {
+        long ns = 4096L << Math.min(t, 31);
+        return Math.max(1, ns / 1_000_000);
+    }
+
+    public int size() {
+        return byLocal.size();
+    }
+
+    /** A comm ID not in use (cm_alloc_id): random start, never 0, never one a live connection has. */
+    public int newCommId() {
+        while (true) {
+            int id = ThreadLocalRandom.current().nextInt() | 1;
+            if (!byLocal.containsKey(id)) {
+                return id;
+            }
+        }
+    }
+
+    /** Records a REQ handed to its consumer, acknowledged on the wire with {@code mra}. */
+    public boolean delivered(long traceId, int localCommId, RoceFrame req, FrameSender port, String owner, byte[] mra) {
+        if (byLocal.size() >= config.maxSessions()) {
+            metrics.drop("sessions-full");
+            return false;
+        }
+        Session s = new Session(localCommId, traceId, owner, req, port, mra);
+        byLocal.put(localCommId, s);
+        byRemote.put(s.remote, s);
+        byTrace.put(traceId, s);
+        return true;
+    }
+
+    /** The consumer rejected the request (the dispatcher sends the REJ): forget the connection. */
+    public void rejectedByConsumer(long traceId) {
+        Session s = byTrace.get(traceId);
+        if (s != null) {
+            remove(s);
+        }
+    }
+
+    /**
+     * A duplicate of a REQ we still hold: cm_dup_req_handler repeats the MRA while the consumer has
+     * not answered, and we repeat the REP once it has (the peer lost it). Returns whether it was ours.
+     */
+    public boolean duplicateReq(CmReq req) {
+        Session s = byRemote.get(new RemoteKey(req.localCommId(), req.localCaGuid()));
+        if (s == null) {
+            return false;
+        }
+        synchronized (s) {
+            if ((s.state == State.MRA_REQ_SENT || s.state == State.REP_SENT) && s.lastSent != null) {
+                send(s.port, s.lastSent, s.state == State.REP_SENT ? "rep-repeat" : "mra-repeat");
+            }
+        }
+        return true;
+    }
+
+    // ---- from the consumer ----
+
+    private int accept(String owner, Acceptance a) throws RequestRefused {
+        Session s = byTrace.get(a.traceId());
+        if (s == null || !s.owner.equals(owner)) {
+            throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " is no connection of yours");
+        }
+        synchronized (s) {
+            if (s.state != State.MRA_REQ_SENT) {
+                throw new RequestRefused(Wire.EINVAL, "connection " + hex(s.localCommId) + " was answered already (" + s.state + ")");
+            }
+            CmReq r = (CmReq) s.req.mad().message();
+            CmRep rep = new CmRep(s.localCommId, s.remoteCommId, 0, a.qpn(), 0, a.startingPsn(), 0,
+                    Math.min(a.responderResources(), r.initiatorDepth()), Math.min(a.initiatorDepth(), r.responderResources()),
+                    0, 0, a.flowControl(), a.rnrRetryCount(), a.srq(), localCaGuid, Octets.of(a.privateData()));
+            s.lastSent = RoceFrameBuilder.reply(s.req, rep, UDP_SOURCE_PORT, 0);
+            s.state = State.REP_SENT;
+            s.retriesLeft = s.maxRetries;
+            send(s.port, s.lastSent, "rep");
+            arm(s);
+        }
+        return s.localCommId;
+    }
+
+    private void disconnect(String owner, int localCommId, byte[] privateData) throws RequestRefused {
+        Session s = byLocal.get(localCommId);
+        if (s == null || !s.owner.equals(owner)) {
+            throw new RequestRefused(Wire.ENOENT, "connection " + hex(localCommId) + " is no connection of yours");
+        }
+        synchronized (s) {
+            if (s.state != State.ESTABLISHED) {
+                throw new RequestRefused(Wire.EINVAL, "connection " + hex(localCommId) + " is " + s.state + ", not established");
+            }
+            sendDreq(s, privateData);
+        }
+    }
+
+    private void sendDreq(Session s, byte[] privateData) {
+        CmReq r = (CmReq) s.req.mad().message();
+        CmDreq dreq = new CmDreq(s.localCommId, s.remoteCommId, r.localQpn(), Octets.of(privateData));
+        s.lastSent = RoceFrameBuilder.reply(s.req, dreq, UDP_SOURCE_PORT, 0);
+        s.state = State.DREQ_SENT;
+        s.retriesLeft = s.maxRetries;
+        send(s.port, s.lastSent, "dreq");
+        arm(s);
+    }
+
+    /** A consumer left: unanswered requests are rejected, established connections disconnected, on the wire. */
+    private void consumerGone(String owner) {
+        List<Session> mine = new ArrayList<>();
+        for (Session s : byLocal.values()) {
+            if (s.owner.equals(owner)) {
+                mine.add(s);
+            }
+        }
+        for (Session s : mine) {
+            synchronized (s) {
+                switch (s.state) {
+                    case MRA_REQ_SENT, REP_SENT -> {
+                        cancel(s);
+                        sendRej(s, 28); // cm_destroy_id rejects what its user never answered with CONSUMER_DEFINED
+                        remove(s);
+                    }
+                    case ESTABLISHED -> sendDreq(s, new byte[0]);
+                    default -> {
+                        // DREQ already out or in time-wait: the timers finish the job
+                    }
+                }
+            }
+        }
+        if (!mine.isEmpty()) {
+            metrics.consumerGone(mine.size());
+        }
+    }
+
+    private void sendRej(Session s, int reason) {
+        CmRej rej = new CmRej(s.localCommId, s.remoteCommId, s.state == State.REP_SENT ? 1 : 0, 0, reason, Octets.zeros(0), Octets.zeros(0));
+        send(s.port, RoceFrameBuilder.reply(s.req, rej, UDP_SOURCE_PORT, 0), "rej");
+    }
+
+    // ---- from the wire ----
+
+    /** RTU, DREQ, DREP, REJ, MRA, REP from a peer. */
+    public void onWire(RoceFrame frame, FrameSender port) {
+        CmMessage m = frame.mad().message();
+        if (m instanceof CmRtu rtu) {
+            Session s = match(rtu.remoteCommId(), rtu.localCommId());
+            if (s == null) {
+                metrics.drop("rtu-unknown");
+                return;
+            }
+            synchronized (s) {
+                if (s.state == State.REP_SENT) {
+                    cancel(s);
+                    s.state = State.ESTABLISHED;
+                    s.lastSent = null;
+                    event(s, CmEventInfo.ESTABLISHED, 0);
+                }
+            }
+        } else if (m instanceof CmDreq dreq) {
+            Session s = match(dreq.remoteCommId(), dreq.localCommId());
+            CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), Octets.zeros(0));
+            if (s == null) {
+                // cm_dreq_handler: a DREQ for a connection we no longer know still gets its DREP (cm_issue_drep)
+                metrics.drop("dreq-stale");
+                send(port, RoceFrameBuilder.reply(frame, drep, UDP_SOURCE_PORT, 0), "drep");
+                return;
+            }
+            synchronized (s) {
+                send(port, RoceFrameBuilder.reply(frame, drep, UDP_SOURCE_PORT, 0), "drep");
+                if (s.state == State.ESTABLISHED || s.state == State.DREQ_SENT || s.state == State.REP_SENT) {
+                    cancel(s);
+                    s.state = State.TIMEWAIT;
+                    event(s, CmEventInfo.DISCONNECTED, 0);
+                    timeWait(s);
+                }
+            }
+        } else if (m instanceof CmDrep drep) {
+            Session s = match(drep.remoteCommId(), drep.localCommId());
+            if (s == null) {
+                metrics.drop("drep-unknown");
+                return;
+            }
+            synchronized (s) {
+                if (s.state == State.DREQ_SENT) {
+                    cancel(s);
+                    s.state = State.TIMEWAIT;
+                    event(s, CmEventInfo.DISCONNECTED, 0);
+                    timeWait(s);
+                }
+            }
+        } else if (m instanceof CmRej rej) {
+            Session s = byLocal.get(rej.remoteCommId());
+            if (s == null) {
+                metrics.drop("rej-unknown");
+                return;
+            }
+            synchronized (s) {
+                cancel(s);
+                event(s, CmEventInfo.REJECTED, rej.reason());
+                remove(s);
+            }
+        } else if (m instanceof CmMra mra) {
+            Session s = match(mra.remoteCommId(), mra.localCommId());
+            if (s == null) {
+                metrics.drop("mra-unknown");
+                return;
+            }
+            synchronized (s) {
+                if (s.state == State.REP_SENT) {
+                    // The peer needs longer for the RTU: wait out its service timeout before resending.
+                    cancel(s);
+                    long wait = Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(mra.serviceTimeout()));
+                    s.timer = timers.schedule(() -> expired(s), wait + s.timeoutMillis, TimeUnit.MILLISECONDS);
+                }
+            }
+        } else if (m instanceof CmRep rep) {
+            // We never send REQs, so no REP can be ours: cm_rep_handler answers REJ INVALID_COMM_ID.
+            metrics.drop("rep-unknown");
+            CmRej rej = new CmRej(0, rep.localCommId(), 1, 0, RejReason.INVALID_COMM_ID.code(), Octets.zeros(0), Octets.zeros(0));
+            send(port, RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0), "rej");
+        } else {
+            metrics.drop("cm-unhandled");
+        }
+    }
+
+    /** Our session for a message that names us as {@code ours} and the peer as {@code theirs}. */
+    private Session match(int ours, int theirs) {
+        Session s = byLocal.get(ours);
+        return s != null && s.remoteCommId == theirs ? s : null;
+    }
+
+    // ---- timers ----
+
+    private void arm(Session s) {
+        cancel(s);
+        s.timer = timers.schedule(() -> expired(s), s.timeoutMillis, TimeUnit.MILLISECONDS);
+    }
+
+    private void expired(Session s) {
+        synchronized (s) {
+            if (s.state != State.REP_SENT && s.state != State.DREQ_SENT) {
+                return;
+            }
+            if (s.retriesLeft > 0) {
+                s.retriesLeft--;
+                send(s.port, s.lastSent, s.state == State.REP_SENT ? "rep-retry" : "dreq-retry");
+                s.timer = timers.schedule(() -> expired(s), s.timeoutMillis, TimeUnit.MILLISECONDS);
+                return;
+            }
+            if (s.state == State.REP_SENT) {
+                // cm_process_send_error: the REP went unanswered through every retry; the peer is told with REJ TIMEOUT
+                sendRej(s, RejReason.TIMEOUT.code());
+                event(s, CmEventInfo.TIMEOUT, RejReason.TIMEOUT.code());
+                remove(s);
+            } else {
+                s.state = State.TIMEWAIT;
+                event(s, CmEventInfo.DISCONNECTED, RejReason.TIMEOUT.code());
+                timeWait(s);
+            }
+        }
+    }
+
+    private void timeWait(Session s) {
+        s.timer = timers.schedule(() -> {
+            synchronized (s) {
+                event(s, CmEventInfo.TIMEWAIT_EXIT, 0);
+                remove(s);
+            }
+        }, config.timeWaitMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private static void cancel(Session s) {
+        if (s.timer != null) {
+            s.timer.cancel(false);
+            s.timer = null;
+        }
+    }
+
+    private void remove(Session s) {
+        byLocal.remove(s.localCommId, s);
+        byRemote.remove(s.remote, s);
+        byTrace.remove(s.traceId, s);
+    }
+
+    private void event(Session s, int event, int reason) {
+        if (!consumers.notify(s.owner, new CmEventInfo(s.traceId, s.localCommId, event, reason))) {
+            metrics.drop("event-consumer-gone");
+        }
+    }
+
+    private void send(FrameSender port, byte[] frame, String what) {
+        try {
+            port.send(frame);
+            metrics.sent(what);
+        } catch (IOException e) {
+            metrics.drop("send-failed");
+            log.warn("sending {} failed: {}", what, e.getMessage());
+        }
+    }
+
+    private static String hex(int id) {
+        return String.format("0x%08x", id);
+    }
+
+    @Override
+    public void close() {
+        timers.shutdownNow();
+    }
+}
