@@ -107,8 +107,8 @@ public final class Resolver {
             RdmaPort port = portOpt.get();
             LinkRef netdev;
             if (port.roce()) {
-                GidEntry hit = port.gids().stream().filter(e -> e.gid().equals(meta.ourGid()))
-                        .min(Comparator.comparingInt(GidEntry::index)).orElse(null);
+                List<GidEntry> holders = port.entriesFor(meta.ourGid());
+                GidEntry hit = holders.isEmpty() ? null : holders.get(0);
                 netdev = hit == null ? null : hit.ndev();
                 step("net-dev", "rdma_find_gid_by_port", "GID " + meta.ourGid(), List.of(), netdev == null ? null : linkName(netdev),
                         hit == null ? "no GID entry holds this GID" : "the ndev of the lowest index holding it (index " + hit.index() + ")");
