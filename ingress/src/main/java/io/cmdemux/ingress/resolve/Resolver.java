@@ -41,6 +41,34 @@ public final class Resolver {
         return new Walk(state, meta, mode).run();
     }
 
+    /**
+     * The net device and namespace the kernel would tie to (device, port, GID, P_Key[, IP]) when
+     * no listener is involved: ipoib_get_net_dev_by_params with {@code gid} as our GID on an IB
+     * port, the lowest-index GID entry equal to {@code gid} on a RoCE port. RDMA_NL_LS path queries
+     * name no namespace (sa_query.c ib_nl_set_path_rec_attrs), so their policy infers it here.
+     *
+     * @param ip our address when one is known (it breaks a tie between IPoIB children that share a
+     *     P_Key, the L3 pass); null otherwise, and then a tie gives no net device
+     */
+    public static NetdevLookup netdevFor(HostState state, String device, int port, Gid gid, int pkey, java.net.InetAddress ip) {
+        int ipVersion = ip == null ? 0 : ip instanceof java.net.Inet4Address ? 4 : 6;
+        PacketMeta meta = new PacketMeta(new IngressKey(device, port, gid.lo(), pkey), NetworkType.IB, gid, gid, null,
+                pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0);
+        return new Walk(state, meta, ResolverMode.KERNEL).netdevOnly();
+    }
+
+    /**
+     * The answer of {@link #netdevFor}.
+     *
+     * @param netdev the net device, or null when none matches or the match is ambiguous
+     * @param netns the net device's namespace, or null with it
+     */
+    public record NetdevLookup(LinkRef netdev, NetnsId netns, List<TraceStep> trace) {
+        public NetdevLookup {
+            trace = List.copyOf(trace);
+        }
+    }
+
     /** One resolution: holds the trace while it is built. */
     private static final class Walk {
         private final HostState state;
@@ -73,6 +101,31 @@ public final class Resolver {
                 return new Decision(Decision.Outcome.REJECT, status, null, netdev, ns, null, mode, trace, topo.generation());
             }
             return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace, topo.generation());
+        }
+
+        NetdevLookup netdevOnly() {
+            IngressKey key = meta.key();
+            Optional<RdmaPort> portOpt = state.rdma().port(key.device(), key.port());
+            if (portOpt.isEmpty()) {
+                step("ingress-port", "ib_device lookup", key.device() + " port " + key.port(),
+                        state.rdma().devices().stream().map(RdmaDevice::name).toList(), null, "no such RDMA device or port");
+                return new NetdevLookup(null, null, trace);
+            }
+            RdmaPort port = portOpt.get();
+            LinkRef netdev;
+            if (port.roce()) {
+                List<GidEntry> holders = port.entriesFor(meta.ourGid());
+                GidEntry hit = holders.isEmpty() ? null : holders.get(0);
+                netdev = hit == null ? null : hit.ndev();
+                step("net-dev", "rdma_find_gid_by_port", "GID " + meta.ourGid(), List.of(), netdev == null ? null : linkName(netdev),
+                        hit == null ? "no GID entry holds this GID" : "the ndev of the lowest index holding it (index " + hit.index() + ")");
+            } else {
+                netdev = ipoibNetdev(port);
+            }
+            if (netdev == null || topo.link(netdev) == null) {
+                return new NetdevLookup(null, null, trace);
+            }
+            return new NetdevLookup(netdev, netdev.netns(), trace);
         }
 
         Decision run() {

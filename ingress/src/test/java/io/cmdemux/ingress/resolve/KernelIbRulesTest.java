@@ -133,4 +133,26 @@ class KernelIbRulesTest {
         Decision d = Resolver.resolve(s, ibReq(0x8002, "192.168.2.11", "192.168.2.99"), ResolverMode.KERNEL);
         assertThat(d.rejectReason()).isEqualTo(28);
     }
+
+    @Test
+    void netdevForNeedsNoListenerAndFindsTheChildOfAUniqueP_Key() {
+        b.link(a, 10, "ib0.8002").ipoib(0x8002, PORT_GID, 0x49).parent(3, 0).add().addr(a, 10, "192.168.2.11/24");
+        var s = new HostState(b.snapshot(1), defaultPort(), ListenerTable.empty());
+        Resolver.NetdevLookup l = Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0x8002, null);
+        assertThat(l.netdev()).isEqualTo(new LinkRef(a, 10));
+        assertThat(l.netns()).isEqualTo(a);
+        assertThat(Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0xffff, null).netdev()).isEqualTo(ib0);
+    }
+
+    @Test
+    void netdevForLeavesSameP_KeyChildrenUndecidedWithoutAnIpAndSplitsThemWithOne() {
+        twoChildrenSamePkey("192.168.1.11", "192.168.1.12");
+        var s = new HostState(b.snapshot(1), defaultPort(), ListenerTable.empty());
+        Resolver.NetdevLookup none = Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0x8001, null);
+        assertThat(none.netdev()).isNull();
+        assertThat(none.netns()).isNull();
+        assertThat(none.trace()).extracting(TraceStep::step).contains("ipoib-l3");
+        assertThat(Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0x8001, InetAddresses.parse("192.168.1.12")).netns()).isEqualTo(bb);
+        assertThat(Resolver.netdevFor(s, "mlx5_9", 1, Gid.parse(PORT_GID), 0x8001, null).netdev()).isNull();
+    }
 }
