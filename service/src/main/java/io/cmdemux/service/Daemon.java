@@ -48,7 +48,8 @@ final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
 
     record Config(List<SoftPortSpec> ports, ResolverMode mode, Path controlSocket, InetSocketAddress metrics, boolean nft,
-            double rejPerSecond, long cacheSize, Duration duplicateWindow, int maxSessions, long timeWaitMillis, long maxCmTimeoutMillis) {}
+            double rejPerSecond, long cacheSize, Duration duplicateWindow, int maxSessions, long timeWaitMillis, long maxCmTimeoutMillis,
+            Path pathConfig) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -63,6 +64,8 @@ final class Daemon implements AutoCloseable {
     private TopologyWatcher watcher;
     private ControlServer control;
     private Sessions sessions;
+    private PathRecordService paths;
+    private java.util.concurrent.ScheduledExecutorService pathStats;
     private NftIngressGuard nft;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
@@ -126,6 +129,7 @@ final class Daemon implements AutoCloseable {
         metrics.gauge("namespaces", () -> watcher.current().namespaces().size());
         metrics.gauge("listeners", () -> control.listeners().all().size());
         metrics.gauge("consumers", () -> control.stats().connections());
+        startPathRecords();
         http = new HttpEndpoints();
         http.route("/metrics", () -> new HttpEndpoints.Page(200, "text/plain; version=0.0.4; charset=utf-8",
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
@@ -135,6 +139,41 @@ final class Daemon implements AutoCloseable {
         ready = true;
         log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics", taps.size(),
                 config.mode().cliName(), config.controlSocket(), httpAddress.getHostString(), httpAddress.getPort());
+    }
+
+    /**
+     * The RDMA_NL_LS responder (issue 9). The kernel asks it only in the host namespace and only if it
+     * has NETLINK_RDMA; where it has not, say so once and in the metrics, and serve the rest.
+     */
+    private void startPathRecords() {
+        try {
+            io.cmdemux.pathrecord.PathRecordConfig pc = config.pathConfig() == null ? io.cmdemux.pathrecord.PathRecordConfig.defaults()
+                    : PathCommand.config(config.pathConfig());
+            paths = PathRecordService.start(pc, state(), null);
+            watcher.addListener(t -> paths.onHostState(state()));
+            var st = paths.responder().state();
+            if (st == io.cmdemux.pathrecord.Responder.State.OFF) {
+                log.warn("path-record responder off: {}", paths.responder().stateDetail());
+            } else {
+                log.info("path-record responder {}: {}", st.name().toLowerCase(), paths.responder().stateDetail());
+            }
+            pathStats = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "cmdemux-path-stats");
+                t.setDaemon(true);
+                return t;
+            });
+            pathStats.scheduleWithFixedDelay(() -> {
+                try {
+                    paths.writeStats(pc.statsFile());
+                } catch (IOException | RuntimeException e) {
+                    log.debug("path stats: {}", e.toString());
+                }
+            }, 0, 2, java.util.concurrent.TimeUnit.SECONDS);
+        } catch (IOException | RuntimeException e) {
+            log.warn("path-record responder not started: {}", e.getMessage());
+        }
+        metrics.gauge("path_responder_listening", () -> paths != null
+                && paths.responder().state() == io.cmdemux.pathrecord.Responder.State.LISTENING ? 1 : 0);
     }
 
     private static String pathOf(NetnsState ns) {
@@ -206,6 +245,12 @@ final class Daemon implements AutoCloseable {
         }
         if (sessions != null) {
             sessions.close();
+        }
+        if (pathStats != null) {
+            pathStats.shutdownNow();
+        }
+        if (paths != null) {
+            paths.close();
         }
         if (http != null) {
             http.close();

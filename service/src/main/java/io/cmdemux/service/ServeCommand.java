@@ -52,6 +52,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "cap on the CM response timeouts peers ask for, between REP and DREQ retries (default 60000)")
     long maxCmTimeoutMs = 60_000;
 
+    @Option(names = "--path-config", paramLabel = "F",
+            description = "path-record responder configuration (docs/PATHRECORD.md); default: the built-in defaults")
+    Path pathConfig;
+
     @Override
     public Integer call() throws Exception {
         List<SoftPortSpec> specs = new ArrayList<>();
@@ -69,7 +73,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)));
         Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs),
-                maxSessions, timeWaitMs, maxCmTimeoutMs));
+                maxSessions, timeWaitMs, maxCmTimeoutMs, pathConfig));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
