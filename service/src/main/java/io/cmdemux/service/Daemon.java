@@ -21,6 +21,7 @@ import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlServer;
 import io.cmdemux.service.control.QueryKind;
 import io.cmdemux.service.control.RequestRefused;
+import io.cmdemux.service.serve.DecisionLog;
 import io.cmdemux.service.serve.Dispatcher;
 import io.cmdemux.service.serve.HttpEndpoints;
 import io.cmdemux.service.serve.Metrics;
@@ -51,6 +52,8 @@ final class Daemon implements AutoCloseable {
 
     private final Config config;
     private final Metrics metrics = new Metrics();
+    /** The last decisions, for the status page. */
+    private final DecisionLog decisions = new DecisionLog(100);
     private final NetnsExecutor executor = new NetnsExecutor(2);
     private final NetnsDiscovery discovery = new NetnsDiscovery();
     private final List<SoftRocePort> softPorts = new ArrayList<>();
@@ -98,7 +101,7 @@ final class Daemon implements AutoCloseable {
                 this::query);
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
         Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow());
-        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, limiter, metrics);
+        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, limiter, metrics, decisions);
         List<String> hostNetdevs = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
             SoftPortSpec spec = p.spec();
@@ -127,6 +130,7 @@ final class Daemon implements AutoCloseable {
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         http.route("/healthz", () -> HttpEndpoints.Page.text(200, "ok\n"));
         http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n") : HttpEndpoints.Page.text(503, "starting\n"));
+        new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
         httpAddress = http.start(config.metrics());
         ready = true;
         log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics", taps.size(),

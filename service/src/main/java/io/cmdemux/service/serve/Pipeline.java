@@ -27,14 +27,17 @@ public final class Pipeline {
     private final Dispatcher dispatcher;
     private final RejLimiter limiter;
     private final Metrics metrics;
+    private final DecisionLog decisions;
 
-    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, RejLimiter limiter, Metrics metrics) {
+    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, RejLimiter limiter, Metrics metrics,
+            DecisionLog decisions) {
         this.state = state;
         this.cache = cache;
         this.mode = mode;
         this.dispatcher = dispatcher;
         this.limiter = limiter;
         this.metrics = metrics;
+        this.decisions = decisions;
     }
 
     /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
@@ -61,6 +64,7 @@ public final class Pipeline {
         limiter.requestIn(frame.l3().src().toString(), raw.length);
         Decision d = cache.resolve(now, meta.get(), mode);
         long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
+        decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
         if (d.outcome() == Decision.Outcome.DELIVER) {
             metrics.delivered(arrivedNanos);
         }
