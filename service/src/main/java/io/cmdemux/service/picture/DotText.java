@@ -6,8 +6,10 @@ import java.util.List;
  * Text inside DOT double-quoted strings. Names come from the host (a namespace can be called
  * {@code a"b<c>&é}), so every string is escaped here and nowhere else:
  * <ul>
- *   <li>{@code "} and {@code \} are escaped for the DOT parser, and a backslash is doubled so
- *       that Graphviz's label escapes ({@code \N}, {@code \G}, {@code \l}) stay literal text;</li>
+ *   <li>{@code "} is escaped for the DOT parser;</li>
+ *   <li>a backslash is doubled in labels, so that Graphviz's escapes ({@code \N}, {@code \G},
+ *       {@code \l}) stay literal text; in tooltips it is doubled twice, because Graphviz
+ *       unescapes a tooltip twice (a tooltip {@code \\N} still becomes the node's name);</li>
  *   <li>{@code &} becomes {@code &amp;}, because Graphviz reads {@code &name;} and {@code &#N;} in
  *       labels and tooltips as entities: without this, a name spelled {@code &lt;b&gt;} would be
  *       drawn as {@code <b>};</li>
@@ -19,35 +21,37 @@ import java.util.List;
 public final class DotText {
     private DotText() {}
 
-    /** A quoted string: one line. */
+    /** A quoted label: one line. */
     public static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        escapeInto(sb, s);
-        return sb.append('"').toString();
+        return quoteLines(List.of(s));
     }
 
-    /** A quoted string of several lines, joined by Graphviz's centred line break. */
+    /** A quoted label of several lines, joined by Graphviz's centred line break. */
     public static String quoteLines(List<String> lines) {
+        return join(lines, "\\\\");
+    }
+
+    /** A quoted tooltip: text that may hold line breaks of its own. */
+    public static String quoteTooltip(String s) {
+        return join(List.of(s.split("\n", -1)), "\\\\\\\\");
+    }
+
+    private static String join(List<String> lines, String backslash) {
         StringBuilder sb = new StringBuilder("\"");
         for (int i = 0; i < lines.size(); i++) {
             if (i > 0) {
                 sb.append("\\n");
             }
-            escapeInto(sb, lines.get(i));
+            escapeInto(sb, lines.get(i), backslash);
         }
         return sb.append('"').toString();
     }
 
-    /** A quoted string of text that may hold line breaks of its own (a tooltip). */
-    public static String quoteText(String s) {
-        return quoteLines(List.of(s.split("\n", -1)));
-    }
-
-    private static void escapeInto(StringBuilder sb, String s) {
+    private static void escapeInto(StringBuilder sb, String s, String backslash) {
         s.codePoints().forEach(cp -> {
             switch (cp) {
                 case '\\':
-                    sb.append("\\\\");
+                    sb.append(backslash);
                     break;
                 case '"':
                     sb.append("\\\"");

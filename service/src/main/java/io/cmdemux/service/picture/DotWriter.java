@@ -46,7 +46,7 @@ public final class DotWriter {
             sb.append("    id=").append(DotText.quote(c.id)).append("; class=\"netns-cluster\"; style=rounded; color=\"#888888\";")
                     .append(" fontsize=10; labelloc=t; label=").append(DotText.quoteLines(c.label)).append(";");
             if (c.tooltip != null) {
-                sb.append(" tooltip=").append(DotText.quoteText(c.tooltip)).append(";");
+                sb.append(" tooltip=").append(DotText.quoteTooltip(c.tooltip)).append(";");
             }
             sb.append('\n');
             for (Graph.Node n : byCluster.get(c.id)) {
@@ -123,7 +123,7 @@ public final class DotWriter {
         }
         a.forEach((k, v) -> sb.append(", ").append(k).append('=').append(v));
         if (n.tooltip != null) {
-            sb.append(", tooltip=").append(DotText.quoteText(n.tooltip));
+            sb.append(", tooltip=").append(DotText.quoteTooltip(n.tooltip));
         }
         sb.append("];\n");
     }
@@ -185,7 +185,7 @@ public final class DotWriter {
         }
         a.forEach((k, v) -> sb.append(", ").append(k).append('=').append(v));
         if (e.tooltip != null) {
-            sb.append(", tooltip=").append(DotText.quoteText(e.tooltip)).append(", labeltooltip=").append(DotText.quoteText(e.tooltip));
+            sb.append(", tooltip=").append(DotText.quoteTooltip(e.tooltip)).append(", labeltooltip=").append(DotText.quoteTooltip(e.tooltip));
         }
         sb.append("];\n");
     }
