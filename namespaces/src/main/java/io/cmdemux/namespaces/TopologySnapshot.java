@@ -54,8 +54,8 @@ public final class TopologySnapshot {
     public static TopologySnapshot build(long generation, NetnsId host, List<NamespaceDump> dumps) {
         Map<Integer, NetnsId> byHostNsid = new HashMap<>();
         for (NamespaceDump d : dumps) {
-            if (d.hostNsid() >= 0 && !d.id().equals(host)) {
-                byHostNsid.put(d.hostNsid(), d.id());
+            if (d.hostNsid() >= 0) {
+                byHostNsid.put(d.hostNsid(), d.id()); // the host too, when it has an nsid for itself
             }
         }
         List<String> problems = new ArrayList<>();
@@ -171,7 +171,8 @@ public final class TopologySnapshot {
     /**
      * For the host, an nsid names the namespace that has it as hostNsid. For another namespace the
      * dump was asked from the host with NETNSA_TARGET_NSID, so NETNSA_CURRENT_NSID gives the host's
-     * nsid for the same peer; -1 there means the host has none for it, which is the host itself.
+     * nsid for the same peer; -1 there means the host has none for it, which is the host itself
+     * (unless the host has an nsid for itself: then that nsid, in {@code byHostNsid}, names it).
      */
     static NetnsId resolvePeer(NsidEntry e, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid) {
         if (isHost) {
