@@ -64,7 +64,9 @@ public final class Pipeline {
         limiter.requestIn(frame.l3().src().toString(), raw.length);
         Decision d = cache.resolve(now, meta.get(), mode);
         long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
-        decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
+        if (traceId != Dispatcher.DUPLICATE) {
+            decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
+        }
         if (d.outcome() == Decision.Outcome.DELIVER) {
             metrics.delivered(arrivedNanos);
         }
