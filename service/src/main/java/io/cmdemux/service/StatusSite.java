@@ -76,10 +76,10 @@ final class StatusSite {
     }
 
     void install(HttpEndpoints http) {
-        http.route("/", this::home);
-        http.route("/index.html", this::home);
-        http.route("/topology.svg", () -> svgPage(picture(state.get())));
-        http.route("/topology.dot", () -> new Page(200, "text/vnd.graphviz; charset=utf-8", picture(state.get()).dot().getBytes(StandardCharsets.UTF_8)));
+        http.routeOffLoop("/", this::home);
+        http.routeOffLoop("/index.html", this::home);
+        http.routeOffLoop("/topology.svg", () -> svgPage(picture(state.get())));
+        http.routeOffLoop("/topology.dot", () -> new Page(200, "text/vnd.graphviz; charset=utf-8", picture(state.get()).dot().getBytes(StandardCharsets.UTF_8)));
         http.routePrefix("/decision/", this::decision);
     }
 

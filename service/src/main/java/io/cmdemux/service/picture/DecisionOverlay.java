@@ -28,6 +28,14 @@ public final class DecisionOverlay {
     public static final String REQUEST = "request";
     public static final String OUTCOME = "outcome";
     public static final String NOTE = "note_disagree";
+    /**
+     * Up to this many links the ingress port's whole part of the host is drawn around the walk;
+     * beyond it (a port shared by hundreds of pods) only what the trace points at, so that the
+     * picture stays readable and Graphviz quick.
+     */
+    static final int PORT_CONTEXT_LINKS = 60;
+    /** A step's turned-down candidates drawn at most (netstack's rx-upper on a port with a thousand macvlans). */
+    static final int CANDIDATES_DRAWN = 12;
 
     private DecisionOverlay() {}
 
@@ -44,9 +52,11 @@ public final class DecisionOverlay {
 
     public static Graph draw(TopologySnapshot topo, RdmaTopology rdma, Scene scene) {
         Decision d = scene.decision();
-        Graph g = TopologyGraph.build(topo, rdma, selection(topo, rdma, scene));
+        List<String> left = new ArrayList<>();
+        Graph g = TopologyGraph.build(topo, rdma, selection(topo, rdma, scene, left));
         g.caption().clear();
         g.caption().addAll(scene.caption());
+        g.caption().addAll(left);
         g.caption().add("topology generation " + topo.generation() + (d.topologyGeneration() != topo.generation()
                 ? " (the decision was made on generation " + d.topologyGeneration() + ")" : ""));
         Graph.Node req = g.node(REQUEST, null, Graph.Kind.REQUEST, scene.request());
@@ -119,15 +129,23 @@ public final class DecisionOverlay {
     }
 
     /** The ingress port's part of the host, plus everything the trace and the other mode point at. */
-    private static Focus.Selection selection(TopologySnapshot topo, RdmaTopology rdma, Scene scene) {
+    private static Focus.Selection selection(TopologySnapshot topo, RdmaTopology rdma, Scene scene, List<String> caption) {
         Set<LinkRef> links = new LinkedHashSet<>();
         Set<NetnsId> namespaces = new LinkedHashSet<>();
         List<Focus.PortRef> ports = new ArrayList<>();
         for (Decision d : scene.other() == null ? List.of(scene.decision()) : List.of(scene.decision(), scene.other())) {
-            for (TraceStep s : d.trace()) {
+            for (int i = 0; i < d.trace().size(); i++) {
+                TraceStep s = d.trace().get(i);
                 collect(s.at(), links, namespaces, rdma, ports);
+                int rejected = 0;
                 for (TraceCandidate c : s.options()) {
-                    collect(c.ref(), links, namespaces, rdma, ports);
+                    if (c.rejected() == null || rejected++ < CANDIDATES_DRAWN) {
+                        collect(c.ref(), links, namespaces, rdma, ports);
+                    }
+                }
+                if (rejected > CANDIDATES_DRAWN) {
+                    caption.add(d.mode().cliName() + " mode's step " + (i + 1) + " " + s.step() + " turned down " + rejected
+                            + " candidates; the first " + CANDIDATES_DRAWN + " are drawn");
                 }
             }
             if (d.netdev() != null) {
@@ -138,7 +156,13 @@ public final class DecisionOverlay {
             }
         }
         for (Focus.PortRef p : ports) {
-            links.addAll(Focus.closure(topo, p.port()));
+            Set<LinkRef> around = Focus.closure(topo, p.port());
+            if (around.size() <= PORT_CONTEXT_LINKS) {
+                links.addAll(around);
+            } else {
+                caption.add("only what the trace points at is drawn: " + p.device().name() + "/" + p.port().number() + " reaches "
+                        + around.size() + " links (cmdemux topology --port draws them)");
+            }
         }
         links.removeIf(l -> topo.link(l) == null);
         namespaces.removeIf(n -> topo.namespace(n) == null);

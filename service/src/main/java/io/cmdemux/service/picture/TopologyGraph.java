@@ -123,11 +123,9 @@ public final class TopologyGraph {
 
     private static void addPort(Graph g, RdmaTopology rdma, Focus.PortRef p) {
         String devId = Ids.rdmaDevice(p.device().name());
-        String cluster = p.device().netns() != null && rdma.netnsMode() == RdmaTopology.NetnsMode.EXCLUSIVE ? Ids.cluster(p.device().netns()) : null;
-        if (cluster != null && g.clusters().stream().noneMatch(c -> c.id.equals(cluster))) {
-            // exclusive mode puts the device in one namespace; when that one is not drawn, the device stands outside
-            return;
-        }
+        // Exclusive mode puts the device in one namespace; when that one is not drawn, the device stands outside.
+        String cluster = p.device().netns() != null && rdma.netnsMode() == RdmaTopology.NetnsMode.EXCLUSIVE
+                ? clusterOf(g, p.device().netns()) : null;
         Graph.Node dev = g.node(devId, cluster, Graph.Kind.RDMA_DEVICE,
                 List.of("RDMA " + p.device().name(), p.device().soft() ? "soft port" : String.format("node GUID %016x", p.device().nodeGuid())));
         dev.tooltip = "RDMA device " + p.device().name() + (p.device().soft() ? " (a cmdemux soft RoCE port)" : "");

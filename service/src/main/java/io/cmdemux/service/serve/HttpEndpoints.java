@@ -48,9 +48,10 @@ public final class HttpEndpoints implements AutoCloseable {
     }
 
     private final Map<String, Supplier<Page>> routes = new ConcurrentHashMap<>();
+    private final Map<String, Supplier<Page>> slowRoutes = new ConcurrentHashMap<>();
     private final Map<String, Function<String, Page>> prefixes = new ConcurrentHashMap<>();
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-    /** Pages are built here, not on the event loop: drawing a picture runs Graphviz. */
+    /** Slow pages are built here, not on the event loop: drawing a picture runs Graphviz. */
     private final ExecutorService pages = Executors.newSingleThreadExecutor(r -> {
         Thread t = new Thread(r, "cmdemux-http-pages");
         t.setDaemon(true);
@@ -58,11 +59,17 @@ public final class HttpEndpoints implements AutoCloseable {
     });
     private Channel channel;
 
+    /** A page cheap enough to build on the event loop (metrics, health). */
     public void route(String path, Supplier<Page> page) {
         routes.put(path, page);
     }
 
-    /** Every path under {@code prefix} (ending in "/"); the page gets the rest of the path. */
+    /** A page built on the pages thread, so that it cannot hold up the cheap ones. */
+    public void routeOffLoop(String path, Supplier<Page> page) {
+        slowRoutes.put(path, page);
+    }
+
+    /** Every path under {@code prefix} (ending in "/"), built on the pages thread; the page gets the rest of the path. */
     public void routePrefix(String prefix, Function<String, Page> page) {
         prefixes.put(prefix, page);
     }
@@ -78,14 +85,22 @@ public final class HttpEndpoints implements AutoCloseable {
         return (InetSocketAddress) channel.localAddress();
     }
 
-    Page page(String uri) {
-        String path = uri;
-        int q = path.indexOf('?');
-        if (q >= 0) {
-            path = path.substring(0, q);
-        }
+    private static String path(String uri) {
+        int q = uri.indexOf('?');
+        return q >= 0 ? uri.substring(0, q) : uri;
+    }
+
+    private static Page build(Supplier<Page> s) {
         try {
-            Supplier<Page> s = routes.get(path);
+            return s.get();
+        } catch (RuntimeException e) {
+            return Page.text(500, "error: " + e + "\n");
+        }
+    }
+
+    private Page slowPage(String path) {
+        try {
+            Supplier<Page> s = slowRoutes.get(path);
             if (s != null) {
                 return s.get();
             }
@@ -103,9 +118,14 @@ public final class HttpEndpoints implements AutoCloseable {
     private final class Handler extends SimpleChannelInboundHandler<FullHttpRequest> {
         @Override
         protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-            String uri = req.uri();
+            String path = path(req.uri());
+            Supplier<Page> cheap = routes.get(path);
+            if (cheap != null) {
+                respond(ctx, build(cheap));
+                return;
+            }
             try {
-                pages.execute(() -> respond(ctx, page(uri)));
+                pages.execute(() -> respond(ctx, slowPage(path)));
             } catch (RejectedExecutionException e) {
                 respond(ctx, Page.text(503, "shutting down\n"));
             }
