@@ -89,7 +89,7 @@ final class StatusSite {
         Picture p = picture(s);
         List<StatusPage.DecisionRow> rows = new ArrayList<>();
         for (DecisionLog.Entry e : decisions.recent()) {
-            rows.add(row(topo, e));
+            rows.add(row(e.state() == null ? topo : e.state().topology(), e)); // names as they were when it was decided
         }
         ControlServer.Stats stats = control.stats();
         Map<NetnsId, Integer> listeners = new HashMap<>();
