@@ -71,8 +71,9 @@ public final class LiveDumper {
     }
 
     /**
-     * The nsid the host has for itself, if something assigned one (the kernel allows it, and then
-     * reports the host under that nsid in other namespaces' tables); -1 otherwise. Never assigns.
+     * The nsid the host has for itself, or -1: usually none, but nothing stops RTM_NEWNSID from
+     * giving a namespace an nsid for itself, and then the nsid tables of the pods name the host by
+     * it (NETNSA_CURRENT_NSID) instead of by -1. Only read, never assigned.
      */
     private int selfNsid(DiscoveredNetns ns) throws IOException {
         try (NetnsHandle h = NetnsHandle.open(ns.path())) {

@@ -188,7 +188,8 @@ public final class TopologySnapshot {
     /**
      * For the host, an nsid names the namespace that has it as hostNsid. For another namespace the
      * dump was asked from the host with NETNSA_TARGET_NSID, so NETNSA_CURRENT_NSID gives the host's
-     * nsid for the same peer; -1 there means the host has none for it, which is the host itself.
+     * nsid for the same peer; -1 there means the host has none for it, which is the host itself
+     * (unless the host has an nsid for itself: then that nsid, in {@code byHostNsid}, names it).
      */
     static NetnsId resolvePeer(NsidEntry e, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid) {
         if (isHost) {

@@ -280,8 +280,12 @@ public final class TopologyWatcher implements AutoCloseable {
         if (b.host()) {
             if (m.type() == Rtnl.RTM_DELNSID) {
                 try {
-                    NetnsId gone = byHostNsid.remove(Rtnl.decodeNsid(m).nsid());
-                    if (gone != null) {
+                    int nsid = Rtnl.decodeNsid(m).nsid();
+                    NetnsId mapped = byHostNsid.get(nsid);
+                    // The kernel hands a freed nsid to the next namespace that asks: by the time this
+                    // notification is read, the scan thread may already have given it to a new one.
+                    if (mapped != null && !stillHasNsid(mapped, nsid)) {
+                        byHostNsid.remove(nsid);
                         rescanRequested = true; // the namespace behind it died
                     }
                 } catch (MalformedException e) {
@@ -294,6 +298,18 @@ public final class TopologyWatcher implements AutoCloseable {
         }
         rereadPeers(b);
         dirty.add(b.id());
+    }
+
+    private boolean stillHasNsid(NetnsId id, int nsid) {
+        String path = paths.get(id);
+        if (path == null) {
+            return false;
+        }
+        try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open(path)) {
+            return h.dev() == id.dev() && h.ino() == id.inode() && eventsClient.nsidOf(h) == nsid;
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private void rereadPeers(NamespaceBuilder b) throws IOException {

@@ -21,6 +21,7 @@ import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlServer;
 import io.cmdemux.service.control.QueryKind;
 import io.cmdemux.service.control.RequestRefused;
+import io.cmdemux.service.serve.DecisionLog;
 import io.cmdemux.service.serve.Dispatcher;
 import io.cmdemux.service.serve.HttpEndpoints;
 import io.cmdemux.service.serve.Metrics;
@@ -53,6 +54,8 @@ final class Daemon implements AutoCloseable {
 
     private final Config config;
     private final Metrics metrics = new Metrics();
+    /** The last decisions, for the status page. */
+    private final DecisionLog decisions = new DecisionLog(100);
     private final NetnsExecutor executor = new NetnsExecutor(2);
     private final NetnsDiscovery discovery = new NetnsDiscovery();
     private final List<SoftRocePort> softPorts = new ArrayList<>();
@@ -105,7 +108,7 @@ final class Daemon implements AutoCloseable {
         long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
         sessions = new Sessions(new Sessions.Config(config.maxSessions(), config.timeWaitMillis(), config.maxCmTimeoutMillis()), control, metrics, caGuid);
         Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow(), sessions);
-        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, sessions, limiter, metrics);
+        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, sessions, limiter, metrics, decisions);
         List<String> hostNetdevs = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
             SoftPortSpec spec = p.spec();
@@ -135,6 +138,7 @@ final class Daemon implements AutoCloseable {
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         http.route("/healthz", () -> HttpEndpoints.Page.text(200, "ok\n"));
         http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n") : HttpEndpoints.Page.text(503, "starting\n"));
+        new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
         httpAddress = http.start(config.metrics());
         ready = true;
         log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics", taps.size(),

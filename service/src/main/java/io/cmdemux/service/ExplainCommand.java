@@ -70,13 +70,18 @@ final class ExplainCommand implements Callable<Integer> {
         for (ResolverMode m : opts.modes()) {
             ds.add(Resolver.resolve(state, meta, m));
         }
-        print(state, ds);
+        print(state, meta, ds);
         return ds.get(0).outcome() == Decision.Outcome.DELIVER ? Main.EXIT_OK : Main.EXIT_NO;
     }
 
-    private void print(HostState state, List<Decision> ds) throws Exception {
+    private void print(HostState state, PacketMeta meta, List<Decision> ds) throws Exception {
         var topo = state.topology();
-        if (opts.json) {
+        Format f = opts.format();
+        if (f.picture()) {
+            System.out.print(Pictures.render(DecisionPictures.graph(topo, state.rdma(), meta, ds.get(0), ds.size() == 2 ? ds.get(1) : null), f));
+            return;
+        }
+        if (f == Format.JSON) {
             ObjectNode o = ds.size() == 2 ? DecisionView.bothJson(topo, ds.get(0), ds.get(1)) : DecisionView.json(topo, ds.get(0));
             System.out.println(TopologyView.JSON.writeValueAsString(o));
             return;

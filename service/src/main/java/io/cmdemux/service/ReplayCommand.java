@@ -41,6 +41,10 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "P", description = "port number (default 1)")
     int port = 1;
 
+    @Option(names = "--frame", paramLabel = "N", description = "only the request in frame N of the capture (as the text output numbers them); "
+            + "--format dot|svg draws one request and needs it")
+    Long frame;
+
     @Mixin
     ResolveOptions opts = new ResolveOptions();
 
@@ -49,10 +53,27 @@ final class ReplayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        Format f = opts.format();
+        if (f.picture() && frame == null) {
+            throw new IllegalArgumentException("--format " + f.name().toLowerCase() + " draws one request: add --frame N (the text output numbers them)");
+        }
         HostState state = opts.load();
         List<ResolverMode> modes = opts.modes();
-        for (Replayed r : replay(state, capture, device, port, modes)) {
-            if (opts.json) {
+        List<Replayed> all = replay(state, capture, device, port, modes);
+        List<Replayed> chosen = frame == null ? all : all.stream().filter(r -> r.frame() == frame).toList();
+        if (frame != null && chosen.isEmpty()) {
+            throw new IllegalArgumentException("--frame " + frame + ": no CM REQ or SIDR REQ in that frame of " + capture
+                    + (all.isEmpty() ? " (the capture has none)" : " (requests are in frames " + String.join(", ",
+                            all.stream().limit(20).map(r -> Long.toString(r.frame())).toList()) + (all.size() > 20 ? ", ..." : "") + ")"));
+        }
+        if (f.picture()) {
+            Replayed r = chosen.get(0);
+            System.out.print(Pictures.render(DecisionPictures.graph(state.topology(), state.rdma(), r.meta(), r.decisions().get(0),
+                    r.decisions().size() == 2 ? r.decisions().get(1) : null), f));
+            return Main.EXIT_OK;
+        }
+        for (Replayed r : chosen) {
+            if (f == Format.JSON) {
                 ObjectNode o = modes.size() == 2 ? DecisionView.bothJson(state.topology(), r.decisions().get(0), r.decisions().get(1))
                         : DecisionView.json(state.topology(), r.decisions().get(0));
                 ObjectNode line = TopologyView.JSON.createObjectNode();

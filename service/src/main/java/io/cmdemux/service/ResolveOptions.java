@@ -36,8 +36,17 @@ final class ResolveOptions {
     @Option(names = "--mode", paramLabel = "kernel|netstack|both", description = "which resolver (default: both, and say where they disagree)")
     String mode = "both";
 
-    @Option(names = "--json", description = "machine-readable output")
+    @Option(names = "--json", description = "machine-readable output (the same as --format json)")
     boolean json;
+
+    @Option(names = "--format", paramLabel = "text|json|dot|svg",
+            description = "output format (default text); dot and svg draw the walk on the host's picture (svg needs the Debian package graphviz)")
+    String format;
+
+    /** The output format; --json is kept as the short form of --format json. */
+    Format format() {
+        return Format.choose(format, json, "text, json, dot or svg");
+    }
 
     /** The modes to run; the first is the one whose outcome sets the exit code. */
     List<ResolverMode> modes() {

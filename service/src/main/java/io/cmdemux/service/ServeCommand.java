@@ -83,7 +83,8 @@ final class ServeCommand implements Callable<Integer> {
             d.close();
             throw e;
         }
-        System.err.println("cmdemux: serving; metrics on http://" + d.httpAddress().getHostString() + ":" + d.httpAddress().getPort() + "/metrics");
+        String base = "http://" + d.httpAddress().getHostString() + ":" + d.httpAddress().getPort();
+        System.err.println("cmdemux: serving; status page on " + base + "/, metrics on " + base + "/metrics");
         d.awaitStop();
         return Main.EXIT_OK;
     }

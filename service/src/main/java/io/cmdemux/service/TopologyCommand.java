@@ -1,31 +1,64 @@
 package io.cmdemux.service;
 
 import io.cmdemux.namespaces.TopologySnapshot;
-import java.nio.file.Path;
+import io.cmdemux.service.picture.Focus;
+import io.cmdemux.service.picture.TopologyGraph;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "topology", mixinStandardHelpOptions = true,
-        description = "Every namespace with its links: kind, mode, parent (across namespaces), master, MAC, state, addresses.")
+        description = {"Every namespace with its links: kind, mode, parent (across namespaces), master, MAC, state, addresses.",
+                "--format dot|svg draws it with the RDMA ports and their GID ndevs; svg needs Graphviz (Debian package graphviz)."})
 final class TopologyCommand implements Callable<Integer> {
-    @Option(names = "--json", description = "machine-readable output")
+    @Option(names = "--format", paramLabel = "text|json|dot|svg", description = "output format (default text)")
+    String format;
+
+    @Option(names = "--json", description = "machine-readable output (the same as --format json)")
     boolean json;
 
-    @Option(names = "--snapshot", paramLabel = "FILE", description = "read a snapshot file or fixture directory instead of the live host")
-    Path snapshot;
+    @Option(names = "--namespace", paramLabel = "NAME",
+            description = "draw only this namespace (a name under /run/netns, host, or an inode), with the links its own stand on; repeatable")
+    List<String> namespaces = new ArrayList<>();
+
+    @Option(names = "--port", paramLabel = "DEV/N", description = "draw only this RDMA port's part of the host: its netdev, every upper of it, its GID ndevs")
+    String port;
+
+    @Mixin
+    RdmaOptions rdma = new RdmaOptions();
 
     @Override
     public Integer call() throws Exception {
-        TopologySnapshot snap = TopologySource.load(snapshot);
-        if (json) {
-            System.out.println(TopologyView.JSON.writeValueAsString(TopologyView.json(snap)));
-        } else {
-            System.out.print(TopologyView.text(snap));
+        Format f = Format.choose(format, json, "text, json, dot or svg");
+        if (!f.picture()) {
+            if (!namespaces.isEmpty() || port != null) {
+                throw new IllegalArgumentException("--namespace and --port restrict the pictures: add --format dot or --format svg");
+            }
+            TopologySnapshot snap = TopologySource.load(rdma.snapshot);
+            if (f == Format.JSON) {
+                System.out.println(TopologyView.JSON.writeValueAsString(TopologyView.json(snap)));
+            } else {
+                System.out.print(TopologyView.text(snap));
+            }
+            warnProblems(snap);
+            return Main.EXIT_OK;
         }
+        RdmaSource.Loaded l = RdmaSource.load(rdma);
+        for (String p : l.problems()) {
+            System.err.println("cmdemux: " + p);
+        }
+        Focus.Selection sel = new Focus(namespaces, port).select(l.topology(), l.rdma());
+        System.out.print(Pictures.render(TopologyGraph.build(l.topology(), l.rdma(), sel), f));
+        warnProblems(l.topology());
+        return Main.EXIT_OK;
+    }
+
+    private static void warnProblems(TopologySnapshot snap) {
         if (!snap.problems().isEmpty()) {
             System.err.println("cmdemux: " + snap.problems().size() + " netlink messages could not be decoded; first: " + snap.problems().get(0));
         }
-        return Main.EXIT_OK;
     }
 }

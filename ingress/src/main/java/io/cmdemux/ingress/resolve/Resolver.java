@@ -70,6 +70,9 @@ public final class Resolver {
     }
 
     /** One resolution: holds the trace while it is built. */
+    /** How many uppers a trace step lists as passed over; the rest are only counted by the picture's caption. */
+    public static final int TURNED_DOWN_KEPT = 32;
+
     private static final class Walk {
         private final HostState state;
         private final TopologySnapshot topo;
@@ -86,6 +89,12 @@ public final class Resolver {
 
         private void step(String step, String fn, String detail, List<String> candidates, String chosen, String why) {
             trace.add(new TraceStep(step, fn, detail, candidates, chosen, why));
+        }
+
+        /** A step that moves the walk to {@code at} (null: it stays) and chose among {@code options}. */
+        private void step(String step, String fn, String detail, List<String> candidates, String chosen, String why, TraceRef at,
+                List<TraceCandidate> options) {
+            trace.add(new TraceStep(step, fn, detail, candidates, chosen, why, at, options));
         }
 
         private Decision drop(String reason, LinkRef netdev) {
@@ -140,7 +149,7 @@ public final class Resolver {
             RdmaPort port = portOpt.get();
             step("ingress-port", "cm_recv_handler", key.device() + " port " + key.port() + (port.roce() ? " (RoCE)" : " (InfiniBand)")
                     + ", P_Key 0x" + Integer.toHexString(meta.pkey()) + ", service ID 0x" + Long.toHexString(meta.serviceId()),
-                    List.of(), key.device() + "/" + key.port(), "the request arrived here");
+                    List.of(), key.device() + "/" + key.port(), "the request arrived here", new TraceRef.Port(key.device(), key.port()), List.of());
             if (meta.bthPkey() != meta.pkey()) {
                 step("pkey-mismatch", "cma_save_req_info", "BTH P_Key 0x" + Integer.toHexString(meta.bthPkey())
                         + " vs REQ P_Key 0x" + Integer.toHexString(meta.pkey()), List.of(), null,
@@ -204,7 +213,8 @@ public final class Resolver {
                 }
                 RouteCheck.Result rc = RouteCheck.validate(ns, l, meta.dstIp(), meta.srcIp());
                 step("validate-net-dev", "validate_net_dev", "route from " + text(meta.dstIp()) + " to " + text(meta.srcIp())
-                        + " with oif " + l.name() + " in " + ns.displayName(), List.of(), rc.ok() ? l.name() : null, rc.why());
+                        + " with oif " + l.name() + " in " + ns.displayName(), List.of(), rc.ok() ? l.name() : null, rc.why(),
+                        new TraceRef.Netdev(netdev), List.of());
                 if (!rc.ok()) {
                     return reject(Decision.REJ_CONSUMER_DEFINED, netdev, netdev.netns());
                 }
@@ -215,7 +225,8 @@ public final class Resolver {
             NetnsState ns = topo.namespace(nsId);
             String nsName = ns == null ? nsId.toString() : ns.displayName();
             step("netns", "cma_ps_find", netdev != null ? "dev_net(" + linkName(netdev) + ")" : "no net device: init_net",
-                    List.of(), nsName, netdev != null ? "the namespace of the final net device" : "AF_IB requests belong to the host namespace");
+                    List.of(), nsName, netdev != null ? "the namespace of the final net device" : "AF_IB requests belong to the host namespace",
+                    new TraceRef.Namespace(nsId), List.of());
             if (ps.isEmpty()) {
                 step("bind-list", "cma_ps_find", "service ID 0x" + Long.toHexString(meta.serviceId()), List.of(), null, "not an rdma_cm port space");
                 return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
@@ -229,17 +240,20 @@ public final class Resolver {
 
             // 5. cma_find_listener: newest bind first.
             List<String> tried = new ArrayList<>();
+            List<TraceCandidate> triedRefs = new ArrayList<>();
             for (Listener l : bindList) {
                 String why = listenerMismatch(l, device.get(), netdev);
                 tried.add(describe(l) + (why == null ? "" : " — " + why));
+                triedRefs.add(new TraceCandidate(new TraceRef.Listen(l), why));
                 if (why == null) {
                     step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
-                            "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)");
+                            "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)",
+                            new TraceRef.Listen(l), triedRefs);
                     return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace, topo.generation());
                 }
             }
             step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, null,
-                    "no listener matches: -EINVAL, REJ 28");
+                    "no listener matches: -EINVAL, REJ 28", null, triedRefs);
             return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
         }
 
@@ -252,6 +266,7 @@ public final class Resolver {
          */
         private GidEntry matchGid(RdmaPort port) {
             List<String> cands = new ArrayList<>();
+            List<TraceCandidate> refs = new ArrayList<>();
             GidEntry chosen = null;
             for (GidEntry e : port.entriesFor(meta.dgid())) {
                 String why = null;
@@ -262,15 +277,22 @@ public final class Resolver {
                     why = e.vlanId().isPresent() ? "ndev is vlan " + e.vlanId().getAsInt() : "ndev is not a vlan device";
                 }
                 cands.add("index " + e.index() + " ndev " + linkName(e.ndev()) + (why == null ? "" : " — " + why));
+                TraceRef ref = new TraceRef.GidIndex(meta.key().device(), meta.key().port(), e.index(), e.ndev());
                 if (why == null && chosen == null) {
                     chosen = e;
+                    refs.add(TraceCandidate.ok(ref));
+                } else {
+                    refs.add(new TraceCandidate(ref, why != null ? why : "shadowed by index " + chosen.index() + ": the lowest matching index wins"));
                 }
             }
             step("gid-match", "ib_init_ah_attr_from_wc / rdma_find_gid_by_filter",
                     "destination " + meta.dgid() + ", " + meta.networkType().gidType().text() + vlanText(), cands,
                     chosen == null ? null : "index " + chosen.index() + " (ndev " + linkName(chosen.ndev()) + ")",
                     chosen == null ? "no entry matches: cm_req_handler fails in cm_init_av_for_response and sends nothing"
-                            : "the lowest matching index wins" + (cands.size() > 1 ? "; the others are shadowed" : ""));
+                            : "the lowest matching index wins" + (cands.size() > 1 ? "; the others are shadowed" : ""),
+                    // In netstack mode the GID match is only the port's gate: the walk starts again at the port's netdev.
+                    chosen == null || mode != ResolverMode.KERNEL ? null
+                            : new TraceRef.GidIndex(meta.key().device(), meta.key().port(), chosen.index(), chosen.ndev()), refs);
             return chosen;
         }
 
@@ -278,7 +300,8 @@ public final class Resolver {
             if (port.roce()) {
                 LinkRef ndev = gidEntry.ndev();
                 step("net-dev", "roce_get_net_dev_by_cm_event", "gid_attr ndev of index " + gidEntry.index(), List.of(),
-                        ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev");
+                        ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev",
+                        ndev == null ? null : new TraceRef.Netdev(ndev), List.of());
                 return ndev;
             }
             return ipoibNetdev(port);
@@ -291,19 +314,23 @@ public final class Resolver {
             step("pkey-index", "ib_find_cached_pkey", "P_Key 0x" + Integer.toHexString(meta.pkey()),
                     port.pkeys().pkeys().stream().map(p -> String.format("0x%04x", p)).toList(),
                     pkeyIndex.isPresent() ? "index " + pkeyIndex.getAsInt() : null,
-                    pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28");
+                    pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28",
+                    pkeyIndex.isPresent() ? new TraceRef.PkeyIndex(meta.key().device(), meta.key().port(), pkeyIndex.getAsInt()) : null, List.of());
             if (pkeyIndex.isEmpty()) {
                 return null;
             }
             List<LinkRef> order = ipoibOrder(port);
             // L2: pkey index and GID. Children share the parent's GID, so this is often ambiguous.
             List<String> l2 = new ArrayList<>();
+            List<TraceCandidate> l2Refs = new ArrayList<>();
             List<LinkRef> l2Matches = new ArrayList<>();
             for (LinkRef d : order) {
                 Link l = topo.link(d);
                 boolean pk = ipoibPkeyIndex(port, l).equals(pkeyIndex);
                 boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
-                l2.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + (pk ? "" : " — P_Key index differs") + (gid ? "" : " — GID differs"));
+                String no = (pk ? "" : " — P_Key index differs") + (gid ? "" : " — GID differs");
+                l2.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
+                l2Refs.add(new TraceCandidate(new TraceRef.Netdev(d), no.isEmpty() ? null : no.substring(3)));
                 if (pk && gid) {
                     l2Matches.add(d);
                     if (l2Matches.size() > 1) {
@@ -315,18 +342,20 @@ public final class Resolver {
                 LinkRef dev = l2Matches.get(0);
                 LinkRef result = topo.masterOf(dev).orElse(dev);
                 step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2,
-                        linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)");
+                        linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)",
+                        new TraceRef.Netdev(result), l2Refs);
                 return result;
             }
             if (l2Matches.isEmpty()) {
                 step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
-                        "no IPoIB device matches: no net device, REJ 28");
+                        "no IPoIB device matches: no net device, REJ 28", null, l2Refs);
                 return null;
             }
             step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
-                    "two or more match: try the destination IP (L3 pass)");
+                    "two or more match: try the destination IP (L3 pass)", null, l2Refs);
             // L3: the first matching device, or upper of it at any depth, that owns the IP in its own namespace.
             List<String> l3 = new ArrayList<>();
+            List<TraceCandidate> l3Refs = new ArrayList<>();
             LinkRef first = null;
             int matches = 0;
             for (LinkRef d : order) {
@@ -336,6 +365,8 @@ public final class Resolver {
                 }
                 LinkRef owner = ownsIp(d) ? d : firstUpperOwning(d);
                 l3.add(l.name() + (owner == null ? " — neither it nor an upper holds " + text(meta.dstIp()) : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
+                l3Refs.add(new TraceCandidate(new TraceRef.Netdev(owner == null ? d : owner), owner == null ? "neither it nor an upper holds " + text(meta.dstIp())
+                        : first != null ? "holds it too, but the first in the list wins (duplicate IP address detected)" : null));
                 if (owner != null) {
                     matches++;
                     if (first == null) {
@@ -348,7 +379,8 @@ public final class Resolver {
             }
             step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3, first == null ? null : linkName(first),
                     first == null ? "no device holds the address: no net device, REJ 28"
-                            : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address");
+                            : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address",
+                    first == null ? null : new TraceRef.Netdev(first), l3Refs);
             return first;
         }
 
@@ -463,7 +495,7 @@ public final class Resolver {
                     return null;
                 }
                 step("rx-start", "netif_receive_skb", "frame to " + (meta.dmac() == null ? "(MAC unknown)" : meta.dmac().toString()) + vlanText(),
-                        List.of(), linkName(dev), "the port's net device receives the frame");
+                        List.of(), linkName(dev), "the port's net device receives the frame", new TraceRef.Netdev(dev), List.of());
             } else {
                 dev = ipoibRxDevice(port);
                 if (dev == null) {
@@ -479,7 +511,8 @@ public final class Resolver {
                     if (m != null && m.info() instanceof LinkInfo.Bond b) {
                         boolean active = b.activeSlave() == 0 || b.activeSlave() == dev.ifindex() || b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP;
                         step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")", List.of(),
-                                active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it");
+                                active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it",
+                                active ? new TraceRef.Netdev(master.get()) : null, List.of());
                         if (!active) {
                             lastDropReason = "frame arrived on inactive bond slave " + l.name();
                             return null;
@@ -490,7 +523,8 @@ public final class Resolver {
                     if (m != null && "bridge".equals(m.kind())) {
                         boolean local = meta.dmac() != null && meta.dmac().equals(m.mac());
                         step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(), local ? m.name() : null,
-                                local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it");
+                                local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it",
+                                local ? new TraceRef.Netdev(master.get()) : null, List.of());
                         if (!local) {
                             lastDropReason = "bridged past " + m.name() + ": the frame is not for a local device";
                             return null;
@@ -502,17 +536,21 @@ public final class Resolver {
                 if (vlanPending) {
                     LinkRef vdev = null;
                     List<String> c = new ArrayList<>();
+                    List<TraceCandidate> refs = new ArrayList<>();
                     for (LinkRef k : topo.childrenOf(dev)) {
                         Link kl = topo.link(k);
                         if (kl != null && kl.info() instanceof LinkInfo.Vlan v) {
                             c.add(kl.name() + " vid " + v.id());
-                            if (v.id() == meta.vlan().getAsInt() && (vdev == null || k.ifindex() < vdev.ifindex())) {
+                            boolean hit = v.id() == meta.vlan().getAsInt();
+                            refs.add(new TraceCandidate(new TraceRef.Netdev(k), hit ? null : "VID " + v.id()));
+                            if (hit && (vdev == null || k.ifindex() < vdev.ifindex())) {
                                 vdev = k;
                             }
                         }
                     }
                     step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c, vdev == null ? null : linkName(vdev),
-                            vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame");
+                            vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame",
+                            vdev == null ? null : new TraceRef.Netdev(vdev), refs);
                     if (vdev == null) {
                         lastDropReason = "no vlan device for VID " + meta.vlan().getAsInt() + " on " + l.name();
                         return null;
@@ -524,12 +562,14 @@ public final class Resolver {
                 // The rx handlers pick a child by destination MAC (macvlan) or IP (ipvlan); look those up, don't scan.
                 LinkRef next = null;
                 List<String> c = new ArrayList<>();
+                List<TraceCandidate> refs = new ArrayList<>();
                 String how = null;
                 if (meta.dmac() != null) {
                     for (LinkRef k : topo.byMac(meta.dmac())) {
                         Link kl = topo.link(k);
                         if (kl != null && kl.info() instanceof LinkInfo.Macvlan && dev.equals(topo.parentOf(k).orElse(null))) {
                             c.add(kl.name() + " macvlan " + kl.mac());
+                            refs.add(new TraceCandidate(new TraceRef.Netdev(k), next == null ? null : "an earlier upper took the frame"));
                             if (next == null) {
                                 next = k;
                                 how = "macvlan_handle_frame: destination MAC " + meta.dmac();
@@ -546,6 +586,7 @@ public final class Resolver {
                         }
                         if (kl.info() instanceof LinkInfo.Ipvlan iv) {
                             c.add(kl.name() + " ipvlan " + iv.modeName());
+                            refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
                             if (next == null) {
                                 next = child;
                                 how = iv.mode() == LinkInfo.Ipvlan.MODE_L2
@@ -554,6 +595,7 @@ public final class Resolver {
                             }
                         } else if (kl.info() instanceof LinkInfo.Macvlan && meta.dmac() == null) {
                             c.add(kl.name() + " macvlan " + kl.mac());
+                            refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
                             if (next == null) {
                                 next = child;
                                 how = "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
@@ -561,12 +603,15 @@ public final class Resolver {
                         }
                     }
                 }
+                addTurnedDown(dev, refs);
                 if (next == null) {
                     step("rx-final", "__netif_receive_skb_core", "on " + l.name(), c, l.name(),
-                            "no macvlan or ipvlan above it claims the frame; it stays on " + l.name());
+                            c.isEmpty() ? "no macvlan or ipvlan above it claims the frame; it stays on " + l.name()
+                                    : "no upper claims the frame; it stays on " + l.name(),
+                            new TraceRef.Netdev(dev), refs);
                     break;
                 }
-                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how);
+                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how, new TraceRef.Netdev(next), refs);
                 dev = next;
             }
             // The frame now belongs to dev's namespace. ip_route_input delivers it locally when the address is
@@ -584,7 +629,8 @@ public final class Resolver {
             step("rx-local", "ip_route_input / ip_local_deliver", "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev),
                     holders, holders.isEmpty() ? null : linkName(dev),
                     holders.isEmpty() ? "no device in that namespace holds the address: not for this host"
-                            : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway");
+                            : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway",
+                    holders.isEmpty() ? null : new TraceRef.Netdev(dev), List.of());
             if (holders.isEmpty()) {
                 lastDropReason = "the netstack's final device " + linkName(dev) + " is in a namespace that does not hold " + text(meta.dstIp());
                 return null;
@@ -596,12 +642,15 @@ public final class Resolver {
         private LinkRef ipoibRxDevice(RdmaPort port) {
             List<LinkRef> order = ipoibOrder(port);
             List<String> c = new ArrayList<>();
+            List<String> misses = new ArrayList<>();
             List<LinkRef> hits = new ArrayList<>();
             for (LinkRef d : order) {
                 Link l = topo.link(d);
                 boolean pk = (ipoibPkey(l) & 0x7fff) == (meta.pkey() & 0x7fff);
                 boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
-                c.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + (pk ? "" : " — P_Key differs") + (gid ? "" : " — GID differs"));
+                String no = (pk ? "" : " — P_Key differs") + (gid ? "" : " — GID differs");
+                c.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
+                misses.add(no.isEmpty() ? null : no.substring(3));
                 if (pk && gid) {
                     hits.add(d);
                 }
@@ -617,9 +666,17 @@ public final class Resolver {
                     }
                 }
             }
+            List<TraceCandidate> refs = new ArrayList<>();
+            for (int i = 0; i < order.size(); i++) {
+                LinkRef d = order.get(i);
+                String no = misses.get(i) != null ? misses.get(i)
+                        : d.equals(chosen) ? null : "matches too, but neither it nor an upper holds " + text(meta.dstIp());
+                refs.add(new TraceCandidate(new TraceRef.Netdev(d), no));
+            }
             step("rx-ipoib", "ipoib_ib_handle_rx_wc", "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
                     chosen == null ? null : linkName(chosen),
-                    chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID");
+                    chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID",
+                    chosen == null ? null : new TraceRef.Netdev(chosen), refs);
             if (chosen == null) {
                 lastDropReason = "no IPoIB device on " + meta.key().device() + "/" + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey());
             }
@@ -640,6 +697,36 @@ public final class Resolver {
                 cur = p.get();
             }
             return null;
+        }
+
+        /**
+         * Uppers of dev that the rx handlers passed over, with why: at most {@link #TURNED_DOWN_KEPT}, so
+         * that a port shared by a thousand pods costs the trace a bounded walk, not one string per pod.
+         */
+        private void addTurnedDown(LinkRef dev, List<TraceCandidate> refs) {
+            Set<LinkRef> taken = new HashSet<>();
+            refs.forEach(r -> taken.add(((TraceRef.Netdev) r.ref()).link()));
+            int kept = 0;
+            for (LinkRef k : topo.childrenOf(dev)) {
+                if (kept == TURNED_DOWN_KEPT) {
+                    return;
+                }
+                Link kl = topo.link(k);
+                if (taken.contains(k) || kl == null) {
+                    continue;
+                }
+                String why;
+                if (kl.info() instanceof LinkInfo.Macvlan) {
+                    why = meta.dmac() != null ? "its MAC " + kl.mac() + " is not the destination " + meta.dmac()
+                            : "neither it nor an upper holds " + text(meta.dstIp());
+                } else if (kl.info() instanceof LinkInfo.Ipvlan) {
+                    why = "neither it nor an upper holds " + text(meta.dstIp());
+                } else {
+                    continue;
+                }
+                refs.add(new TraceCandidate(new TraceRef.Netdev(k), why));
+                kept++;
+            }
         }
 
         private boolean ownsIpOrUpper(LinkRef d) {

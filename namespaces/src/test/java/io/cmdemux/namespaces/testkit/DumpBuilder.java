@@ -30,6 +30,7 @@ public final class DumpBuilder {
     private final NetnsId host;
     private final Map<NetnsId, Ns> namespaces = new LinkedHashMap<>();
     private long nextInode;
+    private int hostSelfNsid = -1;
 
     private static final class Ns {
         final NetnsId id;
@@ -53,6 +54,16 @@ public final class DumpBuilder {
 
     public NetnsId host() {
         return host;
+    }
+
+    /**
+     * Gives the host an nsid for itself, as RTM_NEWNSID with the host's own fd does: the host's
+     * table then lists it, and the pods' tables name the host by it instead of by -1.
+     */
+    public DumpBuilder hostSelfNsid(int nsid) {
+        hostSelfNsid = nsid;
+        namespaces.get(host).nsidToHostNsid.put(nsid, nsid);
+        return this;
     }
 
     /** A pod namespace; the host gives it nsid {@code hostNsid}, and it sees the host as nsid 0. */
@@ -278,11 +289,11 @@ public final class DumpBuilder {
                 NlRequest r = new NlRequest(Rtnl.RTM_NEWNSID, NlMessage.NLM_F_MULTI, 1).header(new byte[Rtnl.RTGENMSG_SIZE])
                         .u32(Rtnl.NETNSA_NSID, e.getKey());
                 if (!ns.id.equals(host)) {
-                    r.u32(Rtnl.NETNSA_CURRENT_NSID, e.getValue());
+                    r.u32(Rtnl.NETNSA_CURRENT_NSID, e.getValue() == -1 ? hostSelfNsid : e.getValue());
                 }
                 msgs.add(r.toBytes());
             }
-            out.add(new NamespaceDump(ns.id, ns.names, ns.hostNsid, msgs));
+            out.add(new NamespaceDump(ns.id, ns.names, ns.id.equals(host) ? hostSelfNsid : ns.hostNsid, msgs));
         }
         return out;
     }

@@ -49,6 +49,18 @@ final class Connections {
         return live.size();
     }
 
+    /** Connections per namespace; peers of the host socket not yet placed are left out. */
+    java.util.Map<NetnsId, Integer> perNamespace() {
+        java.util.Map<NetnsId, Integer> out = new java.util.HashMap<>();
+        for (Connection c : live.values()) {
+            NetnsId ns = c.netns();
+            if (ns != null) {
+                out.merge(ns, 1, Integer::sum);
+            }
+        }
+        return out;
+    }
+
     /**
      * On the event loop, when a connection is accepted. An @cmdemux peer is placed at once in
      * the namespace whose socket accepted it; a host-socket peer is placed later, off the loop.

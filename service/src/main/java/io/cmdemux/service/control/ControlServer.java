@@ -130,8 +130,17 @@ public final class ControlServer implements Consumers {
         }
     }
 
-    /** A moment's view for metrics and tests. */
-    public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed, Map<String, Long> counters) {}
+    /**
+     * A moment's view for metrics, the status page and tests.
+     *
+     * @param consumersPerNamespace connections by the namespace they were placed in
+     */
+    public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed, Map<String, Long> counters,
+            Map<NetnsId, Integer> consumersPerNamespace) {
+        public Stats {
+            consumersPerNamespace = Map.copyOf(consumersPerNamespace);
+        }
+    }
 
     private final Config config;
     private final EventLoopGroup group;
@@ -315,7 +324,7 @@ public final class ControlServer implements Consumers {
 
     public Stats stats() {
         ListenerTable t = registry.table();
-        return new Stats(connections.size(), t.all().size(), t.generation(), sockets.served(), counters.snapshot());
+        return new Stats(connections.size(), t.all().size(), t.generation(), sockets.served(), counters.snapshot(), connections.perNamespace());
     }
 
     @Override

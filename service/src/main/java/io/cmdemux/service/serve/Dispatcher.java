@@ -57,9 +57,11 @@ public final class Dispatcher {
         consumers.onReject(this::consumerRejected);
     }
 
-    /** @return the trace ID given to this decision */
+    /** What {@link #dispatch} returns for a retransmission: it was answered as before, and no new decision was made. */
+    public static final long DUPLICATE = 0;
+
+    /** @return the trace ID given to this decision (from 1), or {@link #DUPLICATE} */
     public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
-        long traceId = nextTraceId.getAndIncrement();
         ReqKey key = key(frame, meta);
         if (key != null) {
             Answer earlier = seen.getIfPresent(key);
@@ -69,9 +71,10 @@ public final class Dispatcher {
                 if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r)) && earlier.frame() != null) {
                     send(earlier.port(), earlier.frame(), "repeat");
                 }
-                return traceId;
+                return DUPLICATE;
             }
         }
+        long traceId = nextTraceId.getAndIncrement();
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {

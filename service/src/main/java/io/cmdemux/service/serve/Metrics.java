@@ -73,6 +73,26 @@ public final class Metrics {
         return c == null ? 0 : c.count();
     }
 
+    /** One meter's value, for people (the status page): counters, gauges, and each timer's count. */
+    public record Reading(String name, String tags, double value) {}
+
+    /** Every counter, gauge and timer count, sorted by name and tags. */
+    public java.util.List<Reading> readings() {
+        java.util.List<Reading> out = new java.util.ArrayList<>();
+        for (io.micrometer.core.instrument.Meter m : registry.getMeters()) {
+            String tags = String.join(",", m.getId().getTags().stream().map(t -> t.getKey() + "=" + t.getValue()).toList());
+            if (m instanceof Counter c) {
+                out.add(new Reading(m.getId().getName(), tags, c.count()));
+            } else if (m instanceof Gauge g) {
+                out.add(new Reading(m.getId().getName(), tags, g.value()));
+            } else if (m instanceof Timer t) {
+                out.add(new Reading(m.getId().getName() + " (count)", tags, t.count()));
+            }
+        }
+        out.sort(java.util.Comparator.comparing(Reading::name).thenComparing(Reading::tags));
+        return out;
+    }
+
     public String scrape() {
         return registry.scrape();
     }

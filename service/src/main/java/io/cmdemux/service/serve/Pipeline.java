@@ -28,9 +28,10 @@ public final class Pipeline {
     private final Sessions sessions;
     private final RejLimiter limiter;
     private final Metrics metrics;
+    private final DecisionLog decisions;
 
     public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, Sessions sessions,
-            RejLimiter limiter, Metrics metrics) {
+            RejLimiter limiter, Metrics metrics, DecisionLog decisions) {
         this.sessions = sessions;
         this.state = state;
         this.cache = cache;
@@ -38,6 +39,7 @@ public final class Pipeline {
         this.dispatcher = dispatcher;
         this.limiter = limiter;
         this.metrics = metrics;
+        this.decisions = decisions;
     }
 
     /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
@@ -66,6 +68,9 @@ public final class Pipeline {
         limiter.requestIn(frame.l3().src().toString(), raw.length);
         Decision d = cache.resolve(now, meta.get(), mode);
         long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
+        if (traceId != Dispatcher.DUPLICATE) {
+            decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
+        }
         if (d.outcome() == Decision.Outcome.DELIVER) {
             metrics.delivered(arrivedNanos);
         }
