@@ -167,6 +167,11 @@ public final class SnapshotFile {
                     throw new MalformedException((int) rec.fileOffset(), pcap.getFileName() + ": record " + rec.index() + " is shorter than its pseudo header");
                 }
                 ByteBuffer body = ByteBuffer.wrap(d, PcapWriter.NETLINK_PSEUDO_HEADER, d.length - PcapWriter.NETLINK_PSEUDO_HEADER);
+                if (isRequest(body)) {
+                    // A request from user space: iproute2 sends its whole request buffer, so the
+                    // record may hold zero padding after nlmsg_len. It carries no state; skip it.
+                    continue;
+                }
                 for (NlMessage m : NlMessage.split(body)) {
                     if ((m.flags() & NlMessage.NLM_F_REQUEST) == 0) {
                         out.add(m.toBytes());
@@ -175,5 +180,14 @@ public final class SnapshotFile {
             }
         }
         return out;
+    }
+
+    /** Whether the record's first message has NLM_F_REQUEST (nlmsg_flags at offset 6, host order). */
+    private static boolean isRequest(ByteBuffer body) {
+        if (body.remaining() < NlMessage.HEADER_SIZE) {
+            return false;
+        }
+        int flags = body.duplicate().order(java.nio.ByteOrder.nativeOrder()).getShort(body.position() + 6) & 0xffff;
+        return (flags & NlMessage.NLM_F_REQUEST) != 0;
     }
 }
