@@ -66,6 +66,72 @@ base() {
   x ip netns exec cli rdma link add rxe1 type rxe netdev vB
 }
 
+# The base with a bond: vA enslaved to bond0 (active-backup), rxe0 on bond0 (rxe on a bond
+# slave never sees RoCE: the slave's frames arrive with skb->dev = bond0).
+base_bond() {
+  say "base: client namespace, veth pair, bond0 (active-backup) over vA, soft-RoCE on bond0 and vB"
+  pod cli
+  x ip link add vA type veth peer name vB netns cli
+  x ip link add bond0 type bond mode active-backup miimon 100
+  x ip link set vA master bond0
+  x ip link set vA up
+  x ip link set bond0 up
+  x ip -n cli link set vB up
+  x ip -n cli addr add 192.0.2.2/24 dev vB
+  x ip -n cli addr add 2001:db8::2/64 dev vB nodad
+  x rdma link add rxe0 type rxe netdev bond0
+  x ip netns exec cli rdma link add rxe1 type rxe netdev vB
+  sleep 1   # let the bond pick its active slave
+}
+
+# A vlan on the client's device, for vlan scenarios.  usage: client_vlan VID ADDR/PLEN
+client_vlan() {
+  say "client: vlan $1 on vB"
+  x ip -n cli link add link vB name "vB.$1" type vlan id "$1"
+  x ip -n cli link set "vB.$1" up
+  addr cli "vB.$1" "$2"
+}
+
+# rxe receives only through a UDP socket in its netdev's namespace: a pod that gets a vlan of
+# the rxe netdev needs an rxe socket of its own, made by an auxiliary rxe on a dummy device.
+rxe_aux() { # POD
+  say "rxe is not a NIC: give $1 its own rxe UDP socket (rxe_aux on a dummy device)"
+  x ip -n "$1" link add dummy0 type dummy
+  x ip -n "$1" link set dummy0 up
+  x ip netns exec "$1" rdma link add rxe_aux type rxe netdev dummy0
+}
+
+# A listener started by an arbitrary command (for tools without a helper above).
+# usage: listen_cmd NS ADDR PORT TOOL cmd...
+listen_cmd() {
+  local ns=$1 addr=$2 port=$3 tool=$4 logf pid; shift 4
+  SRV_N=$((SRV_N + 1))
+  logf="$OUT/servers/$SRV_N.log"
+  : > "$logf"
+  in_ns "$ns" stdbuf -oL -eL "$@" >> "$logf" 2>&1 &
+  pid=$!
+  SERVER_PIDS+=("$pid")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ns" "$addr" "$port" "$tool" "$pid" "$SRV_N" "$*" >> "$OUT/listeners.tsv"
+  log "listener $SRV_N: $* in $ns (pid $pid)"
+}
+
+# A macvlan (bridge mode) over LOWER, moved into POD and brought up.  usage: macvlan POD IF [LOWER]
+macvlan() {
+  local pod=$1 ifn=$2 lower=${3:-vA}
+  say "$pod: macvlan $ifn over $lower"
+  x ip link add "$ifn" link "$lower" type macvlan mode bridge
+  x ip link set "$ifn" netns "$pod"
+  x ip -n "$pod" link set "$ifn" up
+}
+
+# An address in a namespace (init for the host); IPv6 without DAD.  usage: addr NS IF ADDR/PLEN
+addr() {
+  local ns=$1 ifn=$2 a=$3
+  local nodad=(); case $a in *:*) nodad=(nodad) ;; esac
+  if [ "$ns" = init ]; then x ip addr add "$a" dev "$ifn" "${nodad[@]}"
+  else x ip -n "$ns" addr add "$a" dev "$ifn" "${nodad[@]}"; fi
+}
+
 # rxe is not a NIC: it takes RoCE only from a UDP socket in its netdev's namespace, and only
 # for a destination whose GID has ndev = the receiving device. To make rxe0 act like a NIC port
 # for a child device in a pod:
@@ -110,7 +176,8 @@ listen() {
   case $tool in
     rping) in_ns "$ns" stdbuf -oL -eL rping -s -P -d -a "$addr" -p "$port" >> "$logf" 2>&1 & ;;
     ucmatose) in_ns "$ns" stdbuf -oL -eL ucmatose -b "$addr" -p "$port" -c 100 -C 1 >> "$logf" 2>&1 & ;;
-    udaddy) in_ns "$ns" stdbuf -oL -eL udaddy -b "$addr" -c 100 -C 1 >> "$logf" 2>&1 & ;;
+    # udaddy serves -c requests, then exits: one request per udaddy listener.
+    udaddy) in_ns "$ns" stdbuf -oL -eL udaddy -b "$addr" -c 1 -C 1 >> "$logf" 2>&1 & ;;
     *) die "unknown listener tool $tool" ;;
   esac
   pid=$!
@@ -252,13 +319,18 @@ record() {
   start_cm_capture
 }
 
-# The client side's capture, on the client's device(s).
+# The client side's capture, on the client's device(s): CAPTURE_DEVS (default vB). With several
+# devices, each gets cm.<dev>.pcap and assemble merges them (mergecap) into cm.pcap.
+CAPTURE_PIDS=()
 start_cm_capture() {
-  local dev=${CAPTURE_DEV:-vB} i
-  in_ns "$CLIENT_NS" tcpdump -i "$dev" -U -s 0 -w "$OUT/cm.pcap" 'udp port 4791 or (vlan and udp port 4791)' 2> "$OUT/cm.tcpdump.log" &
-  CAPTURE_PID=$!
-  for i in $(seq 1 100); do grep -q 'listening on' "$OUT/cm.tcpdump.log" 2>/dev/null && return 0; sleep 0.1; done
-  die "tcpdump on $dev in $CLIENT_NS did not start"
+  local devs=(${CAPTURE_DEVS:-vB}) dev f i
+  for dev in "${devs[@]}"; do
+    if [ ${#devs[@]} = 1 ]; then f="$OUT/cm.pcap"; else f="$OUT/cm.$dev.pcap"; fi
+    in_ns "$CLIENT_NS" tcpdump -i "$dev" -U -s 0 -w "$f" 'udp port 4791 or (vlan and udp port 4791)' 2> "$f.tcpdump.log" &
+    CAPTURE_PIDS+=($!)
+    for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && break; sleep 0.1; done
+    grep -q 'listening on' "$f.tcpdump.log" || die "tcpdump on $dev in $CLIENT_NS did not start"
+  done
 }
 
 # One connection attempt from the client namespace.
@@ -274,6 +346,7 @@ connect() {
     rping) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" rping -c -d -a "$dst" -p "$port" -C 1 "$@" > "$logf" 2>&1 ;;
     ucmatose) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" ucmatose -s "$dst" -p "$port" -C 1 "$@" > "$logf" 2>&1 ;;
     udaddy) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" udaddy -s "$dst" -C 1 "$@" > "$logf" 2>&1 ;;
+    cmd) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" "$@" > "$logf" 2>&1 ;;  # any client command
     *) die "unknown client tool $tool" ;;
   esac
   rc=$?
@@ -285,9 +358,13 @@ connect() {
 
 # Called by main.sh after the scenario (also when it failed).
 finish() {
-  [ -n "$CAPTURE_PID" ] && stop_capture "$CAPTURE_PID"
-  local p
+  for p in "${CAPTURE_PIDS[@]:-}"; do [ -n "$p" ] && stop_capture "$p"; done
+  local p ns
+  # `ip netns exec` forks: the listener is a child of the pid we know, so kill by namespace too.
   for p in "${SERVER_PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  for ns in $(ip netns list | awk '{print $1}'); do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  done
   sleep 0.5
   for p in "${SERVER_PIDS[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
   true

@@ -24,7 +24,19 @@ rdma system show > "$LAB/out/rdma-system" 2>&1 || true
 ip link set lo up
 
 reset_host() {
-  local l ns
+  local l ns p me
+  # No process of a scenario may survive it: a listener left in a deleted namespace still
+  # holds its ib_cm listener and would change the next scenario's REJ reasons.
+  me=$(stat -L -c %i /proc/1/ns/net)
+  for p in /proc/[0-9]*; do
+    p=${p#/proc/}
+    if [ "$p" = 1 ] || [ "$p" = $$ ] || [ "$p" = $BASHPID ]; then continue; fi
+    case $(cat /proc/$p/comm 2>/dev/null) in
+      rping|udaddy|ucmatose|cmtime|tcpdump|rdma_server|rdma_client|stdbuf) kill -9 "$p" 2>/dev/null; continue ;;
+    esac
+    [ "$(stat -L -c %i /proc/$p/ns/net 2>/dev/null)" = "$me" ] || kill -9 "$p" 2>/dev/null
+  done
+  sleep 0.5
   for l in $(rdma link show 2>/dev/null | awk '{print $2}' | cut -d/ -f1); do rdma link del "$l" 2>/dev/null; done
   for ns in $(ip netns list | awk '{print $1}'); do
     ip netns exec "$ns" sh -c 'for l in $(rdma link show 2>/dev/null | awk "{print \$2}" | cut -d/ -f1); do rdma link del $l; done' 2>/dev/null
@@ -42,6 +54,9 @@ while read -r s; do
   out="$LAB/out/$s"
   mkdir -p "$out"
   echo "lab: === scenario $s"
+  left=$(rdma res show cm_id 2>/dev/null | grep -c LISTEN || true)
+  [ "$left" = 0 ] || echo "lab: WARNING: $left LISTEN cm_ids left over before $s"
+  echo "$left" > "$out/leftover-listeners"
   t0=$(date +%s)
   OUT="$out" timeout -k 5 "${SCENARIO_TIMEOUT:-200}" bash -c '
     set -uo pipefail

@@ -1,0 +1,18 @@
+# lab-boot: ib_core.netns_mode=0
+# Exclusive RDMA netns mode: rxe0 is moved into pod1 with `rdma dev set rxe0 netns pod1`; pod1
+# (a macvlan of vA) listens, and so does init on the same port.
+base
+say "exclusive mode: the client's device belongs to cli"
+x rdma dev set rxe1 netns cli
+addr init vA 192.0.2.1/24
+pod pod1
+macvlan pod1 m1
+addr pod1 m1 192.0.2.11/24
+pin 192.0.2.11 vA
+say "exclusive mode: rxe0 belongs to pod1"
+x rdma dev set rxe0 netns pod1
+listen pod1 0.0.0.0 7471
+listen init 0.0.0.0 7471
+record 1
+connect 192.0.2.11 7471
+connect 192.0.2.1 7471
