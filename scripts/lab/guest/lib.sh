@@ -42,7 +42,28 @@ x() {
 say() { echo "# $*" >> "$OUT/commands.sh"; }
 
 mac_of() { # [ns] dev
-  if [ $# = 2 ]; then ip -n "$1" -br link show dev "$2" | awk '{print $3}'; else ip -br link show dev "$1" | awk '{print $3}'; fi
+  if [ $# = 2 ] && [ "$1" != init ]; then ip -n "$1" -br link show dev "$2" | awk '{print $3}'; else ip -br link show dev "${!#}" | awk '{print $3}'; fi
+}
+
+# Where the client runs (cli by default) and where the rxe netdev vA lives (init by default);
+# the exclusive-mode scenarios swap them: the client in init, vA in namespace srv.
+SERVER_NS=${SERVER_NS:-init}
+cns() { [ "$CLIENT_NS" = init ] || echo "-n $CLIENT_NS"; }
+
+# The exclusive-mode base: the client (vB, rxe1) stays in init, whose RDMA devices it needs;
+# vA is in namespace srv. rxe0 is created from srv but, as every RDMA device, registered in init.
+base_exclusive() {
+  CLIENT_NS=init
+  SERVER_NS=srv
+  say "exclusive-mode base: client vB in init, vA in srv, soft-RoCE on both ends (both RDMA devices start in init)"
+  pod srv
+  x ip link add vB type veth peer name vA netns srv
+  x ip link set vB up
+  x ip -n srv link set vA up
+  addr init vB 192.0.2.2/24
+  addr init vB 2001:db8::2/64
+  x rdma link add rxe1 type rxe netdev vB
+  x ip netns exec srv rdma link add rxe0 type rxe netdev vA
 }
 
 pod() { # name: a namespace with an nsid in the host (needed by `ip netns list-id target-nsid`)
@@ -119,8 +140,13 @@ listen_cmd() {
 macvlan() {
   local pod=$1 ifn=$2 lower=${3:-vA}
   say "$pod: macvlan $ifn over $lower"
-  x ip link add "$ifn" link "$lower" type macvlan mode bridge
-  x ip link set "$ifn" netns "$pod"
+  if [ "$SERVER_NS" = init ]; then
+    x ip link add "$ifn" link "$lower" type macvlan mode bridge
+    x ip link set "$ifn" netns "$pod"
+  else
+    x ip -n "$SERVER_NS" link add "$ifn" link "$lower" type macvlan mode bridge
+    x ip -n "$SERVER_NS" link set "$ifn" netns "$pod"
+  fi
   x ip -n "$pod" link set "$ifn" up
 }
 
@@ -143,21 +169,17 @@ addr() {
 # usage: pin IP LOWER [CLIENT_DEV]
 pin() {
   local ip=$1 lower=$2 cdev=${3:-vB} mac plen=32
-  mac=$(mac_of "$lower")
+  mac=$(mac_of "$SERVER_NS" "$lower")
   case $ip in *:*) plen=128 ;; esac
   say "rxe is not a NIC: pin $ip to $lower's MAC on the client, add it as /$plen on $lower"
-  x ip -n "$CLIENT_NS" neigh replace "$ip" lladdr "$mac" dev "$cdev" nud permanent
-  if [ $plen = 128 ]; then
-    x ip addr add "$ip/$plen" dev "$lower" nodad
-  else
-    x ip addr add "$ip/$plen" dev "$lower"
-  fi
+  x ip $(cns) neigh replace "$ip" lladdr "$mac" dev "$cdev" nud permanent
+  addr "$SERVER_NS" "$lower" "$ip/$plen"
 }
 
 # Only the neighbour part of pin (for scenarios that add the /32 themselves, in another order).
 pin_neigh() { # IP LOWER [CLIENT_DEV]
-  local mac; mac=$(mac_of "$2")
-  x ip -n "$CLIENT_NS" neigh replace "$1" lladdr "$mac" dev "${3:-vB}" nud permanent
+  local mac; mac=$(mac_of "$SERVER_NS" "$2")
+  x ip $(cns) neigh replace "$1" lladdr "$mac" dev "${3:-vB}" nud permanent
 }
 
 in_ns() { # ns cmd...   (init = the host namespace)

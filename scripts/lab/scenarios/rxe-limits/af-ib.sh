@@ -1,6 +1,8 @@
 # AF_IB (native IB addressing, RDMA_PS_IB) attempted with ucmatose -f gid -P ib on soft-RoCE:
-# the server binds to rxe0's default GID and the client connects to it. Whether a REQ reaches the
-# wire at all is what this records (rdma_cm resolves AF_IB routes only for IB link layers).
+# the server binds to rxe0's default GID and the client connects to it. Seen: the server's bind
+# fails with ENODEV ("bind address failed: No such device") and so does the client's route
+# resolution; no REQ reaches the wire. AF_IB cannot be produced on a RoCE port, so there is no
+# AF_IB demux fixture (rdma_cm resolves AF_IB addresses and routes only for IB link layers).
 base
 addr init vA 192.0.2.1/24
 gid=$(cat /sys/class/infiniband/rxe0/ports/1/gids/0)
