@@ -236,15 +236,24 @@ all_cm_ids() {
 # record: that is what maps the pod's own nsids (IFLA_LINK_NETNSID) to namespaces.
 start_nlmon_capture() { # ns file -> sets NLMON_PID
   local ns=$1 f=$2 i
-  in_ns "$ns" tcpdump -i nlmon0 -U -s 0 -w "$f" 2> "$f.tcpdump.log" &
+  in_ns "$ns" tcpdump --immediate-mode -i nlmon0 -U -s 0 -w "$f" 2> "$f.tcpdump.log" &
   NLMON_PID=$!
   for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && return 0; sleep 0.1; done
   die "tcpdump on nlmon0 in $ns did not start"
 }
-stop_capture() { # pid
-  # SIGTERM, not SIGINT: a background job of a non-interactive shell ignores SIGINT.
-  local i
-  sleep 0.3
+stop_capture() { # pid [file]
+  # Wait until the capture file stops growing (TCG is slow, and tcpdump writes a packet only
+  # after reading it), then SIGTERM, not SIGINT: a background job of a non-interactive shell
+  # ignores SIGINT.
+  local i last=-1 now
+  sleep 0.5
+  if [ -n "${2:-}" ]; then
+    for i in $(seq 1 30); do
+      now=$(stat -c %s "$2" 2>/dev/null || echo 0)
+      [ "$now" = "$last" ] && [ "$now" -gt 24 ] && break
+      last=$now; sleep 0.5
+    done
+  fi
   kill -TERM "$1" 2>/dev/null || true
   for i in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$1" 2>/dev/null || true
@@ -264,13 +273,14 @@ record_rtnl() {
     in_ns "$ns" ip addr show > /dev/null
     in_ns "$ns" ip route show table all > /dev/null
     in_ns "$ns" ip netns list-id > /dev/null
-    stop_capture "$NLMON_PID"
+    stop_capture "$NLMON_PID" "$f"
     if [ "$ns" != init ]; then
       hostnsid=$(ip netns list-id | awk -v n="$ns" '$5 == n")" || $NF == n")" {print $2}')
       if [ -n "$hostnsid" ]; then
         start_nlmon_capture init "$f.target"
         ip netns list-id target-nsid "$hostnsid" > "$OUT/nsids/$ns.target.txt" 2>&1
-        stop_capture "$NLMON_PID"
+        stop_capture "$NLMON_PID" "$f.target"
+        [ "$(stat -c %s "$f.target")" -gt 24 ] || die "the host's target-nsid capture for $ns is empty"
         tail -c +25 "$f.target" >> "$f"   # pcap records after the 24-byte global header
         rm -f "$f.target"
       fi
@@ -348,7 +358,7 @@ start_cm_capture() {
   local devs=(${CAPTURE_DEVS:-vB}) dev f i
   for dev in "${devs[@]}"; do
     if [ ${#devs[@]} = 1 ]; then f="$OUT/cm.pcap"; else f="$OUT/cm.$dev.pcap"; fi
-    in_ns "$CLIENT_NS" tcpdump -i "$dev" -U -s 0 -w "$f" 'udp port 4791 or (vlan and udp port 4791)' 2> "$f.tcpdump.log" &
+    in_ns "$CLIENT_NS" tcpdump --immediate-mode -i "$dev" -U -s 0 -w "$f" 'udp port 4791 or (vlan and udp port 4791)' 2> "$f.tcpdump.log" &
     CAPTURE_PIDS+=($!)
     for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && break; sleep 0.1; done
     grep -q 'listening on' "$f.tcpdump.log" || die "tcpdump on $dev in $CLIENT_NS did not start"
