@@ -182,9 +182,12 @@ pin_neigh() { # IP LOWER [CLIENT_DEV]
   x ip $(cns) neigh replace "$1" lladdr "$mac" dev "${3:-vB}" nud permanent
 }
 
+# Runs a command in a namespace. nsenter execs (where `ip netns exec` forks), so a background
+# job's $! is the command itself and can be stopped: a capture left running after we append to
+# its file would overwrite the appended records.
 in_ns() { # ns cmd...   (init = the host namespace)
   local ns=$1; shift
-  if [ "$ns" = init ]; then "$@"; else ip netns exec "$ns" "$@"; fi
+  if [ "$ns" = init ]; then "$@"; else nsenter --net="/run/netns/$ns" "$@"; fi
 }
 
 # Starts a listener. tool: rping (TCP port space, persistent), ucmatose (TCP, -c connections),
@@ -308,12 +311,13 @@ record_netns() {
 
 # One grep per device (TCG makes a cat per file slow). In exclusive mode a device is visible
 # only in its namespace's sysfs, which `ip netns exec` mounts.
+sysfs_ns() { local ns=$1; shift; if [ "$ns" = init ]; then "$@"; else ip netns exec "$ns" "$@"; fi; }
 record_sysfs() {
   local ns dev
   for ns in $(all_namespaces); do
-    for dev in $(in_ns "$ns" ls /sys/class/infiniband 2>/dev/null); do
+    for dev in $(sysfs_ns "$ns" ls /sys/class/infiniband 2>/dev/null); do
       [ -s "$OUT/sysfs/$dev.txt" ] && continue
-      in_ns "$ns" sh -c "cd /sys/class/infiniband/$dev && grep -r . node_guid ports/*/link_layer ports/*/state ports/*/gids ports/*/gid_attrs/types ports/*/gid_attrs/ndevs ports/*/pkeys 2>/dev/null" > "$OUT/sysfs/$dev.txt" || true
+      sysfs_ns "$ns" sh -c "cd /sys/class/infiniband/$dev && grep -r . node_guid ports/*/link_layer ports/*/state ports/*/gids ports/*/gid_attrs/types ports/*/gid_attrs/ndevs ports/*/pkeys 2>/dev/null" > "$OUT/sysfs/$dev.txt" || true
       echo "$ns" > "$OUT/sysfs/$dev.netns"
     done
   done
