@@ -1,0 +1,407 @@
+# Helpers for the lab scenarios; sourced inside the guest by main.sh before each scenario.
+# A scenario builds a topology with `x` (every command is logged to commands.sh for the fixture
+# README), starts listeners with `listen`, calls `record`, then makes requests with `connect`.
+#
+# Output of one scenario, in $OUT (= /lab/out/<scenario>), read back by scripts/lab/run and
+# turned into a fixture by scripts/lab/assemble:
+#   commands.sh               the topology commands, in order
+#   netns.tsv                 name inode nsid-in-host
+#   nsids/<ns>.txt            `ip -n <ns> netns list-id` (names which nsid is which namespace)
+#   rtnl/<ns>.pcap            nlmon capture of the dumps in <ns> (see record_rtnl)
+#   sysfs/<dev>.txt           `grep -r` of the device's sysfs (node_guid, ports/*/...)
+#   cm_id.txt, cm_id.<ns>.txt `rdma res show cm_id` (JSON) from init and from each namespace
+#   pids.tsv                  listener pid, its namespace name
+#   listeners.tsv             ns addr port ps tool pid  (what we started; the fixture's comes from cm_id)
+#   servers/<n>.log           each listener's output, with "### req N" markers appended
+#   clients/<N>.log           each client's output
+#   requests.tsv              N start end ns dst port ps tool rc   (guest clock, seconds)
+#   cm.pcap                   the client side's capture
+
+OUT=${OUT:?}
+CLIENT_NS=cli
+CLIENT_TIMEOUT=${CLIENT_TIMEOUT:-15}
+mkdir -p "$OUT/servers" "$OUT/clients" "$OUT/rtnl" "$OUT/sysfs" "$OUT/nsids"
+: > "$OUT/commands.sh"
+: > "$OUT/listeners.tsv"
+: > "$OUT/requests.tsv"
+REQ_N=0
+SRV_N=0
+SERVER_PIDS=()
+CAPTURE_PID=
+
+log() { echo "[$(date +%s.%N | cut -c1-14)] $*"; }
+die() { log "SCENARIO FAILED: $*"; exit 1; }
+
+# Runs a topology command and logs it; a failing command fails the scenario.
+x() {
+  echo "$*" >> "$OUT/commands.sh"
+  "$@" || die "command failed: $*"
+}
+
+# Section header in commands.sh (shows up in the README).
+say() { echo "# $*" >> "$OUT/commands.sh"; }
+
+mac_of() { # [ns] dev
+  if [ $# = 2 ] && [ "$1" != init ]; then ip -n "$1" -br link show dev "$2" | awk '{print $3}'; else ip -br link show dev "${!#}" | awk '{print $3}'; fi
+}
+
+# Where the client runs (cli by default) and where the rxe netdev vA lives (init by default);
+# the exclusive-mode scenarios swap them: the client in init, vA in namespace srv.
+SERVER_NS=${SERVER_NS:-init}
+cns() { [ "$CLIENT_NS" = init ] || echo "-n $CLIENT_NS"; }
+
+# The exclusive-mode base: the client (vB, rxe1) stays in init, whose RDMA devices it needs;
+# vA is in namespace srv. rxe0 is created from srv but, as every RDMA device, registered in init.
+base_exclusive() {
+  CLIENT_NS=init
+  SERVER_NS=srv
+  say "exclusive-mode base: client vB in init, vA in srv, soft-RoCE on both ends (both RDMA devices start in init)"
+  pod srv
+  x ip link add vB type veth peer name vA netns srv
+  x ip link set vB up
+  x ip -n srv link set vA up
+  addr init vB 192.0.2.2/24
+  addr init vB 2001:db8::2/64
+  x rdma link add rxe1 type rxe netdev vB
+  x ip netns exec srv rdma link add rxe0 type rxe netdev vA
+}
+
+pod() { # name: a namespace with an nsid in the host (needed by `ip netns list-id target-nsid`)
+  x ip netns add "$1"
+  x ip netns set "$1" auto
+  x ip -n "$1" link set lo up
+}
+
+# The standard base: client namespace `cli`, veth vA (host) <-> vB (cli), rxe on both ends.
+# vA has no address of its own: every address that the client reaches through it belongs to a
+# pod (or is added explicitly by the scenario).
+base() {
+  say "base: client namespace, veth pair, soft-RoCE on both ends"
+  pod cli
+  x ip link add vA type veth peer name vB netns cli
+  x ip link set vA up
+  x ip -n cli link set vB up
+  x ip -n cli addr add 192.0.2.2/24 dev vB
+  x ip -n cli addr add 2001:db8::2/64 dev vB nodad
+  x rdma link add rxe0 type rxe netdev vA
+  x ip netns exec cli rdma link add rxe1 type rxe netdev vB
+}
+
+# The base with a bond: vA enslaved to bond0 (active-backup), rxe0 on bond0 (rxe on a bond
+# slave never sees RoCE: the slave's frames arrive with skb->dev = bond0).
+base_bond() {
+  say "base: client namespace, veth pair, bond0 (active-backup) over vA, soft-RoCE on bond0 and vB"
+  pod cli
+  x ip link add vA type veth peer name vB netns cli
+  x ip link add bond0 type bond mode active-backup miimon 100
+  x ip link set vA master bond0
+  x ip link set vA up
+  x ip link set bond0 up
+  x ip -n cli link set vB up
+  x ip -n cli addr add 192.0.2.2/24 dev vB
+  x ip -n cli addr add 2001:db8::2/64 dev vB nodad
+  x rdma link add rxe0 type rxe netdev bond0
+  x ip netns exec cli rdma link add rxe1 type rxe netdev vB
+  sleep 1   # let the bond pick its active slave
+}
+
+# A vlan on the client's device, for vlan scenarios.  usage: client_vlan VID ADDR/PLEN
+client_vlan() {
+  say "client: vlan $1 on vB"
+  x ip -n cli link add link vB name "vB.$1" type vlan id "$1"
+  x ip -n cli link set "vB.$1" up
+  addr cli "vB.$1" "$2"
+}
+
+# rxe receives only through a UDP socket in its netdev's namespace: a pod that gets a vlan of
+# the rxe netdev needs an rxe socket of its own, made by an auxiliary rxe on a dummy device.
+rxe_aux() { # POD
+  say "rxe is not a NIC: give $1 its own rxe UDP socket (rxe_aux on a dummy device)"
+  x ip -n "$1" link add dummy0 type dummy
+  x ip -n "$1" link set dummy0 up
+  x ip netns exec "$1" rdma link add rxe_aux type rxe netdev dummy0
+}
+
+# A listener started by an arbitrary command (for tools without a helper above).
+# usage: listen_cmd NS ADDR PORT TOOL cmd...
+listen_cmd() {
+  local ns=$1 addr=$2 port=$3 tool=$4 logf pid; shift 4
+  SRV_N=$((SRV_N + 1))
+  logf="$OUT/servers/$SRV_N.log"
+  : > "$logf"
+  in_ns "$ns" stdbuf -oL -eL "$@" >> "$logf" 2>&1 &
+  pid=$!
+  SERVER_PIDS+=("$pid")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ns" "$addr" "$port" "$tool" "$pid" "$SRV_N" "$*" >> "$OUT/listeners.tsv"
+  log "listener $SRV_N: $* in $ns (pid $pid)"
+}
+
+# A macvlan (bridge mode) over LOWER, moved into POD and brought up.  usage: macvlan POD IF [LOWER]
+macvlan() {
+  local pod=$1 ifn=$2 lower=${3:-vA}
+  say "$pod: macvlan $ifn over $lower"
+  if [ "$SERVER_NS" = init ]; then
+    x ip link add "$ifn" link "$lower" type macvlan mode bridge
+    x ip link set "$ifn" netns "$pod"
+  else
+    x ip -n "$SERVER_NS" link add "$ifn" link "$lower" type macvlan mode bridge
+    x ip -n "$SERVER_NS" link set "$ifn" netns "$pod"
+  fi
+  x ip -n "$pod" link set "$ifn" up
+}
+
+# An address in a namespace (init for the host); IPv6 without DAD.  usage: addr NS IF ADDR/PLEN
+addr() {
+  local ns=$1 ifn=$2 a=$3
+  local nodad=(); case $a in *:*) nodad=(nodad) ;; esac
+  if [ "$ns" = init ]; then x ip addr add "$a" dev "$ifn" "${nodad[@]}"
+  else x ip -n "$ns" addr add "$a" dev "$ifn" "${nodad[@]}"; fi
+}
+
+# rxe is not a NIC: it takes RoCE only from a UDP socket in its netdev's namespace, and only
+# for a destination whose GID has ndev = the receiving device. To make rxe0 act like a NIC port
+# for a child device in a pod:
+#  1. pin the pod IP's neighbour on the client to the lower device's MAC, so that the frame is
+#     addressed to the lower device (not to the child's own MAC, which would hand it to the pod);
+#  2. add the same IP as a host route (/32 or /128) on the lower device, AFTER the pod's own
+#     address: the pod's GID then has the lower index (the RDMA CM picks it), while the lower
+#     device's entry makes rxe accept the frame.
+# usage: pin IP LOWER [CLIENT_DEV]
+pin() {
+  local ip=$1 lower=$2 cdev=${3:-vB} mac plen=32
+  mac=$(mac_of "$SERVER_NS" "$lower")
+  case $ip in *:*) plen=128 ;; esac
+  say "rxe is not a NIC: pin $ip to $lower's MAC on the client, add it as /$plen on $lower"
+  x ip $(cns) neigh replace "$ip" lladdr "$mac" dev "$cdev" nud permanent
+  addr "$SERVER_NS" "$lower" "$ip/$plen"
+}
+
+# Only the neighbour part of pin (for scenarios that add the /32 themselves, in another order).
+pin_neigh() { # IP LOWER [CLIENT_DEV]
+  local mac; mac=$(mac_of "$SERVER_NS" "$2")
+  x ip $(cns) neigh replace "$1" lladdr "$mac" dev "${3:-vB}" nud permanent
+}
+
+# Runs a command in a namespace. nsenter execs (where `ip netns exec` forks), so a background
+# job's $! is the command itself and can be stopped: a capture left running after we append to
+# its file would overwrite the appended records.
+in_ns() { # ns cmd...   (init = the host namespace)
+  local ns=$1; shift
+  if [ "$ns" = init ]; then "$@"; else nsenter --net="/run/netns/$ns" "$@"; fi
+}
+
+# Starts a listener. tool: rping (TCP port space, persistent), ucmatose (TCP, -c connections),
+# udaddy (UDP port space, SIDR, fixed port 7174).
+# usage: listen NS ADDR PORT [tool]
+listen() {
+  local ns=$1 addr=$2 port=$3 tool=${4:-rping} logf pid
+  SRV_N=$((SRV_N + 1))
+  logf="$OUT/servers/$SRV_N.log"
+  : > "$logf"
+  case $tool in
+    rping) in_ns "$ns" stdbuf -oL -eL rping -s -P -d -a "$addr" -p "$port" >> "$logf" 2>&1 & ;;
+    ucmatose) in_ns "$ns" stdbuf -oL -eL ucmatose -b "$addr" -p "$port" -c 100 -C 1 >> "$logf" 2>&1 & ;;
+    # udaddy serves -c requests, then exits: one request per udaddy listener.
+    udaddy) in_ns "$ns" stdbuf -oL -eL udaddy -b "$addr" -c 1 -C 1 >> "$logf" 2>&1 & ;;
+    *) die "unknown listener tool $tool" ;;
+  esac
+  pid=$!
+  SERVER_PIDS+=("$pid")
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ns" "$addr" "$port" "$tool" "$pid" "$SRV_N" "$tool $addr" >> "$OUT/listeners.tsv"
+  log "listener $SRV_N: $tool in $ns on $addr:$port (pid $pid)"
+}
+
+# Waits until `rdma res show cm_id` (from every namespace) shows at least N LISTEN entries.
+wait_listeners() {
+  local want=$1 i n
+  for i in $(seq 1 60); do
+    n=$(all_cm_ids | grep -c 'state LISTEN' || true)
+    [ "$n" -ge "$want" ] && return 0
+    sleep 0.5
+  done
+  log "warning: only $n LISTEN cm_ids after 30 s (wanted $want)"
+}
+
+all_namespaces() { echo init; ip netns list | awk '{print $1}'; }
+
+all_cm_ids() {
+  local ns
+  for ns in $(all_namespaces); do in_ns "$ns" rdma res show cm_id 2>/dev/null || true; done
+}
+
+# ---- recording -------------------------------------------------------------------------
+
+# nlmon capture of `ip -d link show`, `ip addr show`, `ip route show table all` and
+# `ip netns list-id` run in namespace NS. Netlink taps are per namespace, so each namespace
+# gets its own nlmon0 (it shows in that namespace's link dump, kind "nlmon"). For a namespace
+# other than init, the capture also gets the host's `ip netns list-id target-nsid <nsid>`
+# (RTM_NEWNSID with NETNSA_CURRENT_NSID), captured on init's nlmon0 and appended record by
+# record: that is what maps the pod's own nsids (IFLA_LINK_NETNSID) to namespaces.
+start_nlmon_capture() { # ns file -> sets NLMON_PID
+  local ns=$1 f=$2 i
+  in_ns "$ns" tcpdump --immediate-mode -i nlmon0 -U -s 0 -w "$f" 2> "$f.tcpdump.log" &
+  NLMON_PID=$!
+  for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && return 0; sleep 0.1; done
+  die "tcpdump on nlmon0 in $ns did not start"
+}
+stop_capture() { # pid [file]
+  # Wait until the capture file stops growing (TCG is slow, and tcpdump writes a packet only
+  # after reading it), then SIGTERM, not SIGINT: a background job of a non-interactive shell
+  # ignores SIGINT.
+  local i last=-1 now
+  sleep 0.5
+  if [ -n "${2:-}" ]; then
+    for i in $(seq 1 30); do
+      now=$(stat -c %s "$2" 2>/dev/null || echo 0)
+      [ "$now" = "$last" ] && [ "$now" -gt 24 ] && break
+      last=$now; sleep 0.5
+    done
+  fi
+  kill -TERM "$1" 2>/dev/null || true
+  for i in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$1" 2>/dev/null || true
+  wait "$1" 2>/dev/null || true
+}
+
+record_rtnl() {
+  local ns hostnsid
+  for ns in $(all_namespaces); do
+    in_ns "$ns" ip link add nlmon0 type nlmon || die "nlmon in $ns"
+    in_ns "$ns" ip link set nlmon0 up
+  done
+  for ns in $(all_namespaces); do
+    local f="$OUT/rtnl/$ns.pcap"
+    start_nlmon_capture "$ns" "$f"
+    in_ns "$ns" ip -d link show > /dev/null
+    in_ns "$ns" ip addr show > /dev/null
+    in_ns "$ns" ip route show table all > /dev/null
+    in_ns "$ns" ip netns list-id > /dev/null
+    stop_capture "$NLMON_PID" "$f"
+    if [ "$ns" != init ]; then
+      hostnsid=$(ip netns list-id | awk -v n="$ns" '$5 == n")" || $NF == n")" {print $2}')
+      if [ -n "$hostnsid" ]; then
+        start_nlmon_capture init "$f.target"
+        ip netns list-id target-nsid "$hostnsid" > "$OUT/nsids/$ns.target.txt" 2>&1
+        stop_capture "$NLMON_PID" "$f.target"
+        [ "$(stat -c %s "$f.target")" -gt 24 ] || die "the host's target-nsid capture for $ns is empty"
+        tail -c +25 "$f.target" >> "$f"   # pcap records after the 24-byte global header
+        rm -f "$f.target"
+      fi
+    fi
+    rm -f "$f.tcpdump.log" "$f.target.tcpdump.log"
+  done
+  for ns in $(all_namespaces); do in_ns "$ns" ip link del nlmon0; done
+}
+
+record_netns() {
+  {
+    echo "# name	inode	nsid-in-host"
+    printf 'init\t%s\t-\n' "$(stat -L -c %i /proc/1/ns/net)"
+    local ns nsid
+    for ns in $(ip netns list | awk '{print $1}'); do
+      nsid=$(ip netns list-id | awk -v n="$ns" '$NF == n")" {print $2}')
+      printf '%s\t%s\t%s\n' "$ns" "$(stat -L -c %i "/run/netns/$ns")" "${nsid:--}"
+    done
+  } > "$OUT/netns.tsv"
+  local ns
+  for ns in $(all_namespaces); do
+    if [ "$ns" = init ]; then ip netns list-id; else ip -n "$ns" netns list-id; fi > "$OUT/nsids/$ns.txt" 2>&1 || true
+  done
+}
+
+# One grep per device (TCG makes a cat per file slow). In exclusive mode a device is visible
+# only in its namespace's sysfs, which `ip netns exec` mounts.
+sysfs_ns() { local ns=$1; shift; if [ "$ns" = init ]; then "$@"; else ip netns exec "$ns" "$@"; fi; }
+record_sysfs() {
+  local ns dev
+  for ns in $(all_namespaces); do
+    for dev in $(sysfs_ns "$ns" ls /sys/class/infiniband 2>/dev/null); do
+      [ -s "$OUT/sysfs/$dev.txt" ] && continue
+      sysfs_ns "$ns" sh -c "cd /sys/class/infiniband/$dev && grep -r . node_guid ports/*/link_layer ports/*/state ports/*/gids ports/*/gid_attrs/types ports/*/gid_attrs/ndevs ports/*/pkeys 2>/dev/null" > "$OUT/sysfs/$dev.txt" || true
+      echo "$ns" > "$OUT/sysfs/$dev.netns"
+    done
+  done
+}
+
+record_listeners() {
+  local ns pid
+  : > "$OUT/cm_id.txt"
+  for ns in $(all_namespaces); do
+    in_ns "$ns" rdma -j res show cm_id > "$OUT/cm_id.$ns.json" 2>/dev/null || true
+    in_ns "$ns" rdma res show cm_id >> "$OUT/cm_id.txt" 2>/dev/null || true
+  done
+  # pid -> namespace, for the pids that own cm_ids
+  local nsino
+  declare -A ino2ns
+  ino2ns[$(stat -L -c %i /proc/1/ns/net)]=init
+  for ns in $(ip netns list | awk '{print $1}'); do ino2ns[$(stat -L -c %i "/run/netns/$ns")]=$ns; done
+  : > "$OUT/pids.tsv"
+  for pid in $(grep -o 'pid [0-9]*' "$OUT/cm_id.txt" | awk '{print $2}' | sort -u); do
+    nsino=$(stat -L -c %i "/proc/$pid/ns/net" 2>/dev/null) || continue
+    printf '%s\t%s\t%s\n' "$pid" "${ino2ns[$nsino]:-@$nsino}" "$(cat /proc/$pid/comm 2>/dev/null)" >> "$OUT/pids.tsv"
+  done
+}
+
+# Everything about the state before the connections.
+record() {
+  local want=${1:-$SRV_N}
+  [ "$SRV_N" -gt 0 ] && wait_listeners "$want"
+  record_netns
+  record_rtnl
+  record_sysfs
+  record_listeners
+  ip -br link > "$OUT/links.txt"; ip -br addr >> "$OUT/links.txt"
+  for ns in $(ip netns list | awk '{print $1}'); do echo "== $ns"; ip -n "$ns" -br link; ip -n "$ns" -br addr; done >> "$OUT/links.txt"
+  start_cm_capture
+}
+
+# The client side's capture, on the client's device(s): CAPTURE_DEVS (default vB). With several
+# devices, each gets cm.<dev>.pcap and assemble merges them (mergecap) into cm.pcap.
+CAPTURE_PIDS=()
+start_cm_capture() {
+  local devs=(${CAPTURE_DEVS:-vB}) dev f i
+  for dev in "${devs[@]}"; do
+    if [ ${#devs[@]} = 1 ]; then f="$OUT/cm.pcap"; else f="$OUT/cm.$dev.pcap"; fi
+    in_ns "$CLIENT_NS" tcpdump --immediate-mode -i "$dev" -U -s 0 -w "$f" 'udp port 4791 or (vlan and udp port 4791)' 2> "$f.tcpdump.log" &
+    CAPTURE_PIDS+=($!)
+    for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && break; sleep 0.1; done
+    grep -q 'listening on' "$f.tcpdump.log" || die "tcpdump on $dev in $CLIENT_NS did not start"
+  done
+}
+
+# One connection attempt from the client namespace.
+# usage: connect DST PORT [tool] [extra client args...]
+connect() {
+  local dst=$1 port=$2 tool=${3:-rping} start end rc logf n
+  shift 3 2>/dev/null || shift $#
+  REQ_N=$((REQ_N + 1))
+  logf="$OUT/clients/$REQ_N.log"
+  for n in $(seq 1 "$SRV_N"); do echo "### req $REQ_N" >> "$OUT/servers/$n.log"; done
+  start=$(date +%s.%N)
+  case $tool in
+    rping) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" rping -c -d -a "$dst" -p "$port" -C 1 "$@" > "$logf" 2>&1 ;;
+    ucmatose) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" ucmatose -s "$dst" -p "$port" -C 1 "$@" > "$logf" 2>&1 ;;
+    udaddy) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" udaddy -s "$dst" -C 1 "$@" > "$logf" 2>&1 ;;
+    cmd) in_ns "$CLIENT_NS" timeout "$CLIENT_TIMEOUT" "$@" > "$logf" 2>&1 ;;  # any client command
+    *) die "unknown client tool $tool" ;;
+  esac
+  rc=$?
+  sleep 1   # let the servers log
+  end=$(date +%s.%N)
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$REQ_N" "$start" "$end" "$CLIENT_NS" "$dst" "$port" "$tool $*" "$rc" >> "$OUT/requests.tsv"
+  log "request $REQ_N: $tool to $dst:$port rc=$rc"
+}
+
+# Called by main.sh after the scenario (also when it failed).
+finish() {
+  for p in "${CAPTURE_PIDS[@]:-}"; do [ -n "$p" ] && stop_capture "$p"; done
+  local p ns
+  # `ip netns exec` forks: the listener is a child of the pid we know, so kill by namespace too.
+  for p in "${SERVER_PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
+  for ns in $(ip netns list | awk '{print $1}'); do
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+  done
+  sleep 0.5
+  for p in "${SERVER_PIDS[@]:-}"; do [ -n "$p" ] && kill -9 "$p" 2>/dev/null; done
+  true
+}

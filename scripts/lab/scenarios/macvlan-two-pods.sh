@@ -1,0 +1,16 @@
+# Two macvlan pods on the same port, each with a wildcard rping listener on the same port.
+# Expect: each pod's IP goes to that pod.
+base
+pod pod1
+pod pod2
+macvlan pod1 m1
+addr pod1 m1 192.0.2.11/24
+macvlan pod2 m2
+addr pod2 m2 192.0.2.12/24
+pin 192.0.2.11 vA
+pin 192.0.2.12 vA
+listen pod1 0.0.0.0 7471
+listen pod2 0.0.0.0 7471
+record
+connect 192.0.2.11 7471
+connect 192.0.2.12 7471
