@@ -6,6 +6,7 @@ import io.cmdemux.gid.RdmaDevice;
 import io.cmdemux.gid.RdmaTopology;
 import io.cmdemux.gid.SoftPortSpec;
 import io.cmdemux.gid.SoftRocePort;
+import io.cmdemux.gid.SysfsLayout;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.DecisionCache;
 import io.cmdemux.ingress.resolve.HostState;
@@ -13,14 +14,22 @@ import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.namespaces.LinkRef;
 import io.cmdemux.namespaces.NetnsDiscovery;
 import io.cmdemux.namespaces.NetnsExecutor;
+import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.netdev.PacketSocket;
+import io.cmdemux.service.cni.CniService;
+import io.cmdemux.service.cni.LiveRdmaState;
 import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlServer;
 import io.cmdemux.service.control.QueryKind;
 import io.cmdemux.service.control.RequestRefused;
+import io.cmdemux.service.pods.PodJson;
+import io.cmdemux.service.pods.PodPruner;
+import io.cmdemux.service.pods.PodRegistration;
+import io.cmdemux.service.pods.PodRegistry;
+import io.cmdemux.service.pods.PodStore;
 import io.cmdemux.service.serve.Dispatcher;
 import io.cmdemux.service.serve.HttpEndpoints;
 import io.cmdemux.service.serve.Metrics;
@@ -46,8 +55,9 @@ import org.slf4j.LoggerFactory;
 final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
 
+    /** @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods) */
     record Config(List<SoftPortSpec> ports, ResolverMode mode, Path controlSocket, InetSocketAddress metrics, boolean nft,
-            double rejPerSecond, long cacheSize, Duration duplicateWindow) {}
+            double rejPerSecond, long cacheSize, Duration duplicateWindow, Path podsDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -62,6 +72,7 @@ final class Daemon implements AutoCloseable {
     private TopologyWatcher watcher;
     private ControlServer control;
     private NftIngressGuard nft;
+    private PodRegistry pods;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
 
@@ -94,8 +105,13 @@ final class Daemon implements AutoCloseable {
             softPorts.add(p);
         }
         publishRdma();
+        NetnsId host = watcher.current().host();
+        pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir()) : PodStore.besideSocket(config.controlSocket()), host);
+        pods.load();
+        watcher.addListener(new PodPruner(pods)::onTopology);
+        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices, SysfsLayout.live(SysfsLayout.LIVE_ROOT), executor);
         control = ControlServer.start(ControlServer.Config.defaults().withHostSocket(config.controlSocket()), watcher, discovery, executor,
-                this::query);
+                this::query, new CniService(host, live, pods));
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
         Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow());
         Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, limiter, metrics);
@@ -137,6 +153,10 @@ final class Daemon implements AutoCloseable {
         return ns.names().isEmpty() ? "/proc/self/ns/net" : "/run/netns/" + ns.names().get(0);
     }
 
+    private List<RdmaDevice> softDevices() {
+        return rdma.devices();
+    }
+
     private synchronized void publishRdma() {
         List<RdmaDevice> devices = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
@@ -149,14 +169,29 @@ final class Daemon implements AutoCloseable {
         HostState s = state();
         switch (kind) {
             case TOPOLOGY:
-                return TopologyView.json(s.topology());
+                return TopologyView.json(s.topology(), pods.directory());
             case GIDS:
-                return GidView.json(s.topology(), s.rdma(), args.path("device").isTextual() ? args.get("device").asText() : null);
+                return GidView.json(s.topology(), s.rdma(), args.path("device").isTextual() ? args.get("device").asText() : null, pods.directory());
             case EXPLAIN:
                 return explain(s, args);
+            case PODS:
+                return podsJson(args);
             default:
                 throw new RequestRefused(95, "query " + kind + " is not answered by the daemon");
         }
+    }
+
+    /** QUERY pods: every registration, or those of {"namespace": .., "name": ..} (either may be left out). */
+    private JsonNode podsJson(ObjectNode args) {
+        String ns = args.path("namespace").isTextual() ? args.get("namespace").asText() : null;
+        String name = args.path("name").isTextual() ? args.get("name").asText() : null;
+        com.fasterxml.jackson.databind.node.ArrayNode out = TopologyView.JSON.createArrayNode();
+        for (PodRegistration r : pods.directory().registrations()) {
+            if ((ns == null || ns.equals(r.pod().namespace())) && (name == null || name.equals(r.pod().name()))) {
+                out.add(PodJson.json(r));
+            }
+        }
+        return out;
     }
 
     private JsonNode explain(HostState s, ObjectNode args) throws RequestRefused {

@@ -10,7 +10,7 @@ import picocli.CommandLine.Command;
         versionProvider = Main.Version.class,
         description = "Which network namespace gets an RDMA CM connection request, and why.",
         subcommands = {TopologyCommand.class, SnapshotCommand.class, DecodeCommand.class, GidsCommand.class, GidIndexCommand.class,
-            ExplainCommand.class, ReplayCommand.class, ConnectCommand.class, ListenCommand.class, ServeCommand.class})
+            ExplainCommand.class, ReplayCommand.class, ConnectCommand.class, ListenCommand.class, ServeCommand.class, CniCommand.class})
 public final class Main {
     public static final int EXIT_OK = 0;
     public static final int EXIT_NO = 1;

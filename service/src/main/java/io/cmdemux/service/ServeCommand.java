@@ -42,6 +42,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "a REQ with the same comm ID and CA GUID within this time is a retransmission (default 60000)")
     long duplicateWindowMs = 60_000;
 
+    @Option(names = "--pods-dir", paramLabel = "DIR",
+            description = "where the pods cmdemux-cni registers are kept across restarts (default: beside the control socket, /run/cmdemux/pods)")
+    Path podsDir;
+
     @Override
     public Integer call() throws Exception {
         List<SoftPortSpec> specs = new ArrayList<>();
@@ -58,7 +62,7 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--metrics " + metrics + ": expected HOST:PORT");
         }
         InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)));
-        Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs)));
+        Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs), podsDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

@@ -30,6 +30,9 @@ public final class Wire {
     public static final int QUERY = 0x04;
     public static final int REQ = 0x05;
     public static final int REJECT = 0x06;
+    public static final int POD_REGISTER = 0x07;
+    public static final int POD_UNREGISTER = 0x08;
+    public static final int CNI = 0x09;
     public static final int ERROR = 0x7F;
 
     // header.status: 0 or a Linux errno (<asm-generic/errno-base.h>, <asm-generic/errno.h>)
@@ -72,6 +75,10 @@ public final class Wire {
     public static final int R_CONSUMER = 14;
     public static final int R_NETNS_NAME = 15;
     public static final int R_CLIENT_NAME = 16;
+    public static final int R_CNI_ENV = 17;
+    public static final int R_CNI_STDIN = 18;
+    public static final int R_CNI_RESULT = 19;
+    public static final int R_CNI_STDERR = 20;
 
     // Address families in LISTEN_SPEC, as <sys/socket.h> numbers them.
     public static final int AF_INET = 2;
@@ -99,6 +106,9 @@ public final class Wire {
             case QUERY: return "QUERY";
             case REQ: return "REQ";
             case REJECT: return "REJECT";
+            case POD_REGISTER: return "POD_REGISTER";
+            case POD_UNREGISTER: return "POD_UNREGISTER";
+            case CNI: return "CNI";
             case ERROR: return "ERROR";
             default: return "type-0x" + Integer.toHexString(type);
         }
