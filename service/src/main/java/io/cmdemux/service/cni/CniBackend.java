@@ -1,6 +1,7 @@
 package io.cmdemux.service.cni;
 
 import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.service.pods.NetnsClaims;
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -8,6 +9,11 @@ import java.nio.file.Path;
 interface CniBackend {
     /** The host's network namespace; pods are any other. */
     NetnsId host();
+
+    /** The pod namespace at CNI_NETNS: a namespace file, not the host's (checked against the kernel). */
+    default NetnsId podNetns(String path) throws NetnsClaims.Refused {
+        return NetnsClaims.resolve(path, host());
+    }
 
     /**
      * @param rdma the network's settings; a daemon ignores their softPorts and uses its own ports

@@ -185,7 +185,7 @@ public final class CniPlugin {
     /** CNI_NETNS must be a pod's namespace file, here and now. */
     private NetnsId netns(CniEnv e) throws CniError {
         try {
-            return NetnsClaims.resolve(e.netns(), backend.host());
+            return backend.podNetns(e.netns());
         } catch (NetnsClaims.Refused r) {
             if (r.gone()) {
                 throw new CniError(CniError.CONTAINER_UNKNOWN, "the pod's namespace " + e.netns() + " does not exist", "CNI_NETNS names no namespace; the container is gone");
