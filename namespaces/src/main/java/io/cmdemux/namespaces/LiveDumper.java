@@ -30,7 +30,7 @@ public final class LiveDumper {
     public List<NamespaceDump> dumpAll(NetnsDiscovery.Scan scan) throws IOException {
         List<Integer> hostNsids = new ArrayList<>();
         for (DiscoveredNetns ns : scan.namespaces()) {
-            hostNsids.add(ns.self() ? -1 : hostNsid(ns));
+            hostNsids.add(ns.self() ? selfNsid(ns) : hostNsid(ns));
         }
         List<CompletableFuture<List<byte[]>>> inside = new ArrayList<>();
         for (DiscoveredNetns ns : scan.namespaces()) {
@@ -56,7 +56,7 @@ public final class LiveDumper {
 
     /** Dumps one namespace; used by the watcher when a namespace appears or its state must be re-read. */
     public NamespaceDump dumpOne(DiscoveredNetns ns) throws IOException {
-        int hostNsid = ns.self() ? -1 : hostNsid(ns);
+        int hostNsid = ns.self() ? selfNsid(ns) : hostNsid(ns);
         List<byte[]> messages = new ArrayList<>(executor.call(ns.path(), LiveDumper::dumpHere));
         messages.addAll(nsidTable(hostNsid, ns.self()));
         return new NamespaceDump(ns.id(), ns.names(), hostNsid, messages);
@@ -68,6 +68,17 @@ public final class LiveDumper {
             return List.of();
         }
         return bytes(host.dumpNsids(isHost ? OptionalInt.empty() : OptionalInt.of(hostNsid)));
+    }
+
+    /**
+     * The nsid the host has for itself, or -1. The kernel lets a namespace hold an nsid for itself
+     * (`ip netns set NAME ID` on a name bound to it), and then pods' tables name the host by that
+     * nsid (NETNSA_CURRENT_NSID), so it must resolve to the host like any other.
+     */
+    private int selfNsid(DiscoveredNetns ns) throws IOException {
+        try (NetnsHandle h = NetnsHandle.open(ns.path())) {
+            return host.nsidOf(h);
+        }
     }
 
     private int hostNsid(DiscoveredNetns ns) throws IOException {

@@ -54,7 +54,7 @@ public final class TopologySnapshot {
     public static TopologySnapshot build(long generation, NetnsId host, List<NamespaceDump> dumps) {
         Map<Integer, NetnsId> byHostNsid = new HashMap<>();
         for (NamespaceDump d : dumps) {
-            if (d.hostNsid() >= 0 && !d.id().equals(host)) {
+            if (d.hostNsid() >= 0) { // the host too, when it has an nsid for itself
                 byHostNsid.put(d.hostNsid(), d.id());
             }
         }

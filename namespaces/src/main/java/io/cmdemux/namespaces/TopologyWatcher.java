@@ -281,7 +281,7 @@ public final class TopologyWatcher implements AutoCloseable {
             if (m.type() == Rtnl.RTM_DELNSID) {
                 try {
                     NetnsId gone = byHostNsid.remove(Rtnl.decodeNsid(m).nsid());
-                    if (gone != null) {
+                    if (gone != null && !gone.equals(host)) {
                         rescanRequested = true; // the namespace behind it died
                     }
                 } catch (MalformedException e) {
@@ -290,10 +290,41 @@ public final class TopologyWatcher implements AutoCloseable {
             }
             rereadPeers(b);
             dirty.add(b.id());
+            selfNsidChanged(dirty);
             return;
         }
         rereadPeers(b);
         dirty.add(b.id());
+    }
+
+    /**
+     * The host may get (or lose) an nsid for itself; pods' nsid tables then name the host by it, so
+     * every pod's peers are read again when it changes. Must hold the lock.
+     */
+    private void selfNsidChanged(Set<NetnsId> dirty) throws IOException {
+        int self;
+        try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open("/proc/self/ns/net")) {
+            self = eventsClient.nsidOf(h);
+        }
+        Integer known = null;
+        for (Map.Entry<Integer, NetnsId> e : byHostNsid.entrySet()) {
+            if (e.getValue().equals(host)) {
+                known = e.getKey();
+            }
+        }
+        if (known != null && known == self || known == null && self < 0) {
+            return;
+        }
+        byHostNsid.values().remove(host);
+        if (self >= 0) {
+            byHostNsid.put(self, host);
+        }
+        for (NamespaceBuilder pod : state.values()) {
+            if (!pod.host()) {
+                rereadPeers(pod);
+                dirty.add(pod.id());
+            }
+        }
     }
 
     private void rereadPeers(NamespaceBuilder b) throws IOException {
@@ -440,14 +471,22 @@ public final class TopologyWatcher implements AutoCloseable {
         synchronized (lock) {
             List<NlMessage> replay = pending.remove(d.id());
             NamespaceBuilder b = fromDump(dump, new ArrayList<>());
+            boolean nsidsChanged = false;
             for (NlMessage m : replay) {
                 try {
                     if (m.type() != Rtnl.RTM_NEWNSID && m.type() != Rtnl.RTM_DELNSID) {
                         b.apply(m, e -> null);
+                    } else {
+                        nsidsChanged = true;
                     }
                 } catch (MalformedException e) {
                     decodeErrors.incrementAndGet();
                 }
+            }
+            // Its nsid table changed after the dump read it (a macvlan created in it meanwhile made
+            // the kernel give the host an nsid there): read it again, or that link's parent stays unknown.
+            if (nsidsChanged) {
+                rereadPeers(b);
             }
             state.put(d.id(), b);
             paths.put(d.id(), d.path());
