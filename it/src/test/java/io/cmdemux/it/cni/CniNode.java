@@ -147,6 +147,15 @@ final class CniNode implements AutoCloseable {
         throw new AssertionError("cmdemux serve did not answer on " + socket + " within 90 s: " + Files.readString(log));
     }
 
+    /** What the daemon wrote so far (for failure messages). */
+    String daemonLog() {
+        try {
+            return Files.readString(dir.resolve("serve.log"));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
+    }
+
     /** SIGTERM to the daemon this node started, and waits for its cleanup. */
     void stopDaemon() throws InterruptedException {
         if (daemon != null) {

@@ -88,6 +88,13 @@ final class Readiness {
             return null;
         }
         LinkRef ref = new LinkRef(ns.id(), link.ifindex());
+        if (ns.link(link.ifindex()).hasParent() && snap.parentOf(ref).isEmpty()) {
+            // IFLA_LINK_NETNSID names a namespace the view has no nsid entry for yet: the kernel
+            // allocated it with this very link, and the view reads it a moment later.
+            out.add(ReadinessProblem.waiting(e.name(), "the cmdemux view has not resolved the lower device of " + e.name() + " yet",
+                    "wait a moment and retry"));
+            return null;
+        }
         List<GidCheck.PortRef> ports = GidCheck.ports(view.rdma());
         for (GidCheck.PortRef p : ports) {
             if (p.port().roce() && onRocePort(snap, p, ref)) {

@@ -18,36 +18,43 @@ public final class NetnsClaims {
     public static final class Refused extends Exception {
         private static final long serialVersionUID = 1L;
         private final boolean gone;
+        private final boolean replaced;
 
-        Refused(String message, boolean gone) {
+        Refused(String message, boolean gone, boolean replaced) {
             super(message);
             this.gone = gone;
+            this.replaced = replaced;
         }
 
         /** The path does not exist (any more). */
         public boolean gone() {
             return gone;
         }
+
+        /** The path opens another namespace than the one claimed: the claimed one is gone, or the claim is false. */
+        public boolean replaced() {
+            return replaced;
+        }
     }
 
     /** The namespace at {@code path}, which must be a pod's (not the host's). */
     public static NetnsId resolve(String path, NetnsId host) throws Refused {
         if (path == null || !path.startsWith("/")) {
-            throw new Refused("the netns path must be absolute, not '" + path + "'", false);
+            throw new Refused("the netns path must be absolute, not '" + path + "'", false, false);
         }
         NetnsId id;
         try {
             id = NetnsDiscovery.idOf(Path.of(path));
         } catch (java.nio.file.NoSuchFileException e) {
-            throw new Refused(path + " does not exist", true);
+            throw new Refused(path + " does not exist", true, false);
         } catch (IOException | UnsupportedOperationException e) {
-            throw new Refused("cannot stat " + path + ": " + e.getMessage(), false);
+            throw new Refused("cannot stat " + path + ": " + e.getMessage(), false, false);
         }
         if (id.dev() != host.dev()) {
-            throw new Refused(path + " is not a network namespace file (st_dev " + id.dev() + ", nsfs is " + host.dev() + ")", false);
+            throw new Refused(path + " is not a network namespace file (st_dev " + id.dev() + ", nsfs is " + host.dev() + ")", false, false);
         }
         if (id.equals(host)) {
-            throw new Refused(path + " is the host's own network namespace, not a pod's", false);
+            throw new Refused(path + " is the host's own network namespace, not a pod's", false, false);
         }
         return id;
     }
@@ -56,7 +63,7 @@ public final class NetnsClaims {
     public static NetnsId check(String path, long claimedInode, NetnsId host) throws Refused {
         NetnsId id = resolve(path, host);
         if (id.inode() != claimedInode) {
-            throw new Refused(path + " is namespace " + id.inode() + " now, not " + claimedInode + " as claimed", true);
+            throw new Refused(path + " is namespace " + id.inode() + " now, not " + claimedInode + " as claimed", false, true);
         }
         return id;
     }

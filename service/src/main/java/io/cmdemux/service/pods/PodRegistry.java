@@ -86,7 +86,7 @@ public final class PodRegistry {
             try {
                 NetnsClaims.check(r.netnsPath(), r.netnsInode(), host);
             } catch (NetnsClaims.Refused e) {
-                if (e.gone()) {
+                if (e.gone() || e.replaced()) {
                     live.remove(r.key(), r);
                     deleteQuietly(r.key());
                     gone.add(r.key());
