@@ -43,6 +43,7 @@ public final class TopologyWatcher implements AutoCloseable {
         Rtnl.RTNLGRP_IPV4_ROUTE, Rtnl.RTNLGRP_IPV6_ROUTE, Rtnl.RTNLGRP_NSID,
     };
     private static final long RESCAN_INTERVAL_MS = 1000;
+    private static final long MOUNT_SETTLE_MS = 25;
 
     private final NetnsDiscovery discovery;
     private final NetnsExecutor executor;
@@ -380,10 +381,12 @@ public final class TopologyWatcher implements AutoCloseable {
             try {
                 long wait = Math.max(1, nextRescan - System.currentTimeMillis());
                 boolean changed = rescanRequested;
+                boolean fromInotify = false;
                 if (!changed && inotify != null) {
-                    WatchKey key = inotify.poll(rescanRequested ? 1 : Math.min(wait, 50), TimeUnit.MILLISECONDS);
+                    WatchKey key = inotify.poll(Math.min(wait, 50), TimeUnit.MILLISECONDS);
                     if (key != null) {
                         changed = !key.pollEvents().isEmpty();
+                        fromInotify = changed;
                         key.reset();
                     }
                 } else if (!changed) {
@@ -392,7 +395,10 @@ public final class TopologyWatcher implements AutoCloseable {
                 if (changed || rescanRequested || System.currentTimeMillis() >= nextRescan) {
                     rescanRequested = false;
                     rescan();
-                    nextRescan = System.currentTimeMillis() + RESCAN_INTERVAL_MS;
+                    // `ip netns add` (and runtimes) create the file first and bind-mount the namespace
+                    // onto it a moment later; inotify says nothing about the mount, so look again soon
+                    // rather than at the next periodic rescan.
+                    nextRescan = System.currentTimeMillis() + (fromInotify ? MOUNT_SETTLE_MS : RESCAN_INTERVAL_MS);
                 }
             } catch (InterruptedException | ClosedWatchServiceException e) {
                 return;
@@ -403,6 +409,14 @@ public final class TopologyWatcher implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Asks for a namespace scan now, for a caller that knows a namespace exists that this watcher
+     * may not have found yet (a CNI request naming it). The scan thread runs it within 50 ms.
+     */
+    public void requestRescan() {
+        rescanRequested = true;
     }
 
     /** Adds namespaces that appeared, drops those that vanished, and updates names. */
