@@ -62,6 +62,8 @@ final class Daemon implements AutoCloseable {
     private final Config config;
     private final Metrics metrics = new Metrics();
     private final NetnsExecutor executor = new NetnsExecutor(2);
+    /** The CNI plugin's reads of pod namespaces: an ADD must not queue behind the watcher dumping new namespaces. */
+    private final NetnsExecutor cniExecutor = new NetnsExecutor(2);
     private final NetnsDiscovery discovery = new NetnsDiscovery();
     private final List<SoftRocePort> softPorts = new ArrayList<>();
     private final List<SoftPortTap> taps = new ArrayList<>();
@@ -109,7 +111,7 @@ final class Daemon implements AutoCloseable {
         pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir()) : PodStore.besideSocket(config.controlSocket()), host);
         pods.load();
         watcher.addListener(new PodPruner(pods)::onTopology);
-        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices, SysfsLayout.live(SysfsLayout.LIVE_ROOT), executor);
+        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices, SysfsLayout.live(SysfsLayout.LIVE_ROOT), cniExecutor);
         control = ControlServer.start(ControlServer.Config.defaults().withHostSocket(config.controlSocket()), watcher, discovery, executor,
                 this::query, new CniService(host, live, pods));
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
@@ -242,6 +244,7 @@ final class Daemon implements AutoCloseable {
             watcher.close();
         }
         executor.close();
+        cniExecutor.close();
         log.info("stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
         stopped.countDown();
     }

@@ -101,15 +101,26 @@ final class CniNode implements AutoCloseable {
         return "/run/netns/" + name;
     }
 
+    /** Deletes a pod namespace made with {@link #pod}. */
+    void removePod(String path) {
+        String name = path.substring("/run/netns/".length());
+        Host.run("ip", "netns", "del", name);
+        ns.forget(name);
+    }
+
     /** The macvlan plugin's configuration on {@code master}, with host-local IPAM in a fresh dataDir. */
     ObjectNode macvlan(String master) throws IOException {
+        return macvlan(master, "10.77.0.0/24");
+    }
+
+    ObjectNode macvlan(String master, String subnet) throws IOException {
         ObjectNode m = CniRuntime.JSON.createObjectNode();
         m.put("type", "macvlan");
         m.put("master", master);
         m.put("mode", "bridge");
         ObjectNode ipam = m.putObject("ipam");
         ipam.put("type", "host-local");
-        ipam.put("subnet", "10.77.0.0/24");
+        ipam.put("subnet", subnet);
         ipam.put("dataDir", Files.createTempDirectory(dir, "ipam").toString());
         return m;
     }
@@ -128,7 +139,8 @@ final class CniNode implements AutoCloseable {
     void startDaemon(String rdmaPort) throws IOException, InterruptedException {
         Files.createDirectories(socket.getParent());
         Path log = dir.resolve("serve.log");
-        daemon = new ProcessBuilder("java", "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
+        // The CNI log at info: each CNI request's own time, for the latency bench.
+        daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.service.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
                 "--metrics", "127.0.0.1:0", "--no-nft")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

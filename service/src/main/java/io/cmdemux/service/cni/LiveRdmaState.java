@@ -48,6 +48,10 @@ public final class LiveRdmaState implements RdmaState {
 
     @Override
     public FreshNetns read(String netnsPath) throws IOException {
-        return NetnsReader.read(executor, netnsPath);
+        FreshNetns fresh = NetnsReader.read(executor, netnsPath);
+        if (watcher.current().namespace(fresh.id()) == null) {
+            watcher.requestRescan(); // a runtime's brand-new namespace; do not wait for the periodic scan
+        }
+        return fresh;
     }
 }
