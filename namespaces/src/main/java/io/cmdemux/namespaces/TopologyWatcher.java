@@ -281,9 +281,15 @@ public final class TopologyWatcher implements AutoCloseable {
         if (b.host()) {
             if (m.type() == Rtnl.RTM_DELNSID) {
                 try {
-                    NetnsId gone = byHostNsid.remove(Rtnl.decodeNsid(m).nsid());
-                    if (gone != null && !gone.equals(host)) {
-                        rescanRequested = true; // the namespace behind it died
+                    int nsid = Rtnl.decodeNsid(m).nsid();
+                    NetnsId owner = byHostNsid.get(nsid);
+                    // The kernel frees a dead namespace's nsid late (cleanup_net), and hands the number
+                    // to the next namespace that asks: by the time this arrives it may name a live one.
+                    if (owner != null && !stillHas(owner, nsid)) {
+                        byHostNsid.remove(nsid);
+                        if (!owner.equals(host)) {
+                            rescanRequested = true; // the namespace behind it died
+                        }
                     }
                 } catch (MalformedException e) {
                     decodeErrors.incrementAndGet();
@@ -296,6 +302,19 @@ public final class TopologyWatcher implements AutoCloseable {
         }
         rereadPeers(b);
         dirty.add(b.id());
+    }
+
+    /** Whether the host still knows namespace {@code id} by {@code nsid}. Must hold the lock. */
+    private boolean stillHas(NetnsId id, int nsid) {
+        String path = id.equals(host) ? "/proc/self/ns/net" : paths.get(id);
+        if (path == null) {
+            return false;
+        }
+        try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open(path)) {
+            return h.ino() == id.inode() && eventsClient.nsidOf(h) == nsid;
+        } catch (IOException e) {
+            return false; // the path no longer opens a namespace: it is gone
+        }
     }
 
     /**
