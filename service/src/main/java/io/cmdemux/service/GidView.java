@@ -28,7 +28,7 @@ final class GidView {
         return json(snap, rdma, device, PodDirectory.EMPTY);
     }
 
-    /** With "pods": the registered pods ("default/rdma-0") of each entry's namespace. */
+    /** With "pods" on the entries whose namespace has registered pods ("default/rdma-0"). */
     static ArrayNode json(TopologySnapshot snap, RdmaTopology rdma, String device, PodDirectory pods) {
         ArrayNode out = F.arrayNode();
         for (RdmaDevice d : rdma.devices()) {
@@ -49,9 +49,11 @@ final class GidView {
                     if (ns != null) {
                         ns.names().forEach(names::add);
                     }
-                    ArrayNode podNames = o.putArray("pods");
-                    if (e.ndev() != null) {
-                        pods.podNames(e.ndev().netns().inode()).forEach(podNames::add);
+                    // Only where there are any: issue 4 fixed this object's fields, and most entries name no pod.
+                    List<String> podNames = e.ndev() == null ? List.of() : pods.podNames(e.ndev().netns().inode());
+                    if (!podNames.isEmpty()) {
+                        ArrayNode pn = o.putArray("pods");
+                        podNames.forEach(pn::add);
                     }
                 }
             }

@@ -76,6 +76,15 @@ class CniChainAsRootTest {
             }
             assertThat(mine).isNotNull();
             assertThat(mine.at("/pods/0/name").asText()).isEqualTo("trainer-0");
+            // gids marks the pod's GID entries with its name
+            JsonNode gids = CniRuntime.JSON.readTree(CniNode.cli("gids", "--json", "--pods-dir", node.socket.resolveSibling("pods").toString(),
+                    "--rdma-port", "soft0=" + node.uplink + ":v1,v2").stdout());
+            assertThat(gids).filteredOn(e -> e.get("gid").asText().equals("::ffff:" + ip))
+                    .hasSize(2).allSatisfy(e -> assertThat(e.get("pods")).extracting(JsonNode::asText).containsExactly("team-a/trainer-0"));
+            // and so does the daemon's own topology answer
+            JsonNode daemonTopo = node.query(io.cmdemux.service.control.QueryKind.TOPOLOGY);
+            assertThat(daemonTopo.get("namespaces")).filteredOn(n -> n.get("inode").asLong() == CniNode.inode(netns))
+                    .singleElement().satisfies(n -> assertThat(n.at("/pods/0/namespace").asText()).isEqualTo("team-a"));
 
             List<CniRuntime.Invocation> check = rt.check(list, a, add.result());
             assertThat(check).as("%s", check).allSatisfy(i -> assertThat(i.exit()).isZero());

@@ -181,10 +181,14 @@ final class CniNode implements AutoCloseable {
 
     /** The daemon's QUERY pods answer. */
     JsonNode pods() throws IOException {
+        return query(QueryKind.PODS);
+    }
+
+    JsonNode query(QueryKind kind) throws IOException {
         try (BlockingControlClient c = BlockingControlClient.connect(socket, Duration.ofSeconds(10))) {
-            Frame f = c.call(Wire.QUERY, List.of(Messages.query(QueryKind.PODS)));
+            Frame f = c.call(Wire.QUERY, List.of(Messages.query(kind)));
             if (f.status() != Wire.OK) {
-                throw new AssertionError("QUERY pods: " + Wire.errnoName(f.status()) + " " + f.text());
+                throw new AssertionError("QUERY " + kind + ": " + Wire.errnoName(f.status()) + " " + f.text());
             }
             return CniRuntime.JSON.readTree(f.first(Wire.R_JSON).orElseThrow().value());
         }
