@@ -30,6 +30,14 @@ record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path control
 
     /** Parses stdin: 6 when it is not one JSON object, 7 when a field we need is wrong, 1 for a version we do not speak. */
     static CniConfig parse(byte[] stdin) throws CniError {
+        return parse(stdin, false);
+    }
+
+    /**
+     * @param forDelete DEL must clean up whatever it can: settings it does not need (a bad "rdma"
+     *     object, say, after an admin edited the network) are not a reason to fail it
+     */
+    static CniConfig parse(byte[] stdin, boolean forDelete) throws CniError {
         JsonNode n = tree(stdin);
         JsonNode v = n.get("cniVersion");
         if (v == null || !v.isTextual() || v.asText().isEmpty()) {
@@ -56,7 +64,16 @@ record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path control
         if (prev != null && prev.isNull()) {
             prev = null;
         }
-        return new CniConfig(version, name.asText(), RdmaSettings.parse(n.get("rdma")), socket, prev, n);
+        RdmaSettings rdma;
+        try {
+            rdma = RdmaSettings.parse(n.get("rdma"));
+        } catch (CniError e) {
+            if (!forDelete) {
+                throw e;
+            }
+            rdma = RdmaSettings.defaults();
+        }
+        return new CniConfig(version, name.asText(), rdma, socket, prev, n);
     }
 
     /** The cniVersion of whatever stdin holds, for VERSION's answer and error results; null if none can be read. */

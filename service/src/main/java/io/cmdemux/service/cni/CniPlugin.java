@@ -13,6 +13,7 @@ import io.cmdemux.service.pods.NetnsClaims;
 import io.cmdemux.service.pods.PodKey;
 import io.cmdemux.service.pods.PodRef;
 import io.cmdemux.service.pods.PodRegistration;
+import io.cmdemux.service.pods.PodRegistry;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.HashSet;
@@ -44,7 +45,7 @@ public final class CniPlugin {
     }
 
     /** The daemon's plugin: its live state, its registry. */
-    public static CniPlugin inDaemon(NetnsId host, RdmaState live, io.cmdemux.service.pods.PodRegistry registry) {
+    public static CniPlugin inDaemon(NetnsId host, RdmaState live, PodRegistry registry) {
         return new CniPlugin(new DaemonBackend(host, live, registry));
     }
 
@@ -60,7 +61,7 @@ public final class CniPlugin {
             if (e.command() == CniOperation.VERSION) {
                 return ok(version(stdin), log);
             }
-            CniConfig c = CniConfig.parse(stdin);
+            CniConfig c = CniConfig.parse(stdin, e.command() == CniOperation.DEL);
             switch (e.command()) {
                 case ADD:
                     return ok(add(e, c, log), log);

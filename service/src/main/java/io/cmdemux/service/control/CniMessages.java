@@ -21,6 +21,8 @@ public final class CniMessages {
     private static final int MAX_CNI_VARS = 32;
     static final int CNI_RESULT_HEADER = 4;
 
+    private CniMessages() {}
+
     /**
      * CNI: one CNI_ENV record per variable, UTF-8 "NAME=value" (only CNI_* names), then one
      * CNI_STDIN record with the plugin's stdin as it was read.
@@ -89,5 +91,4 @@ public final class CniMessages {
         return sb.toString();
     }
 
-    private CniMessages() {}
 }

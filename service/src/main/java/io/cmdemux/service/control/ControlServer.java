@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * consumers. Each connection is placed in its namespace by the kernel (which socket accepted it,
  * or SO_PEERCRED checked against the connection's netns cookie), never by what it says. Consumers
  * LISTEN with the kernel's rdma_bind_addr rules; the pipeline reads {@link #listeners()}, hands
- * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}.
+ * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}. The CNI plugin's
+ * messages (POD_REGISTER, POD_UNREGISTER, CNI) go to a {@link PodHandler}, for root on the host socket only.
  */
 public final class ControlServer implements Consumers {
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);

@@ -162,7 +162,10 @@ class CniPluginTest {
     void delForgetsTheRegistrationAndIsIdempotent() {
         assertThat(plugin.run(env("DEL"), conf("1.0.0", "")).exitCode()).isZero();
         assertThat(plugin.run(env("DEL"), conf("1.0.0", "")).exitCode()).isZero();
-        assertThat(backend.unregistered).containsExactly(new PodKey("rdma-net", "c1", "net1"), new PodKey("rdma-net", "c1", "net1"));
+        // settings DEL does not need do not stop it from cleaning up
+        assertThat(plugin.run(env("DEL"), conf("1.0.0", ",\"rdma\":{\"gidType\":\"v9\"}")).exitCode()).isZero();
+        assertThat(backend.unregistered).containsExactly(new PodKey("rdma-net", "c1", "net1"), new PodKey("rdma-net", "c1", "net1"),
+                new PodKey("rdma-net", "c1", "net1"));
     }
 
     @Test
