@@ -71,6 +71,8 @@ final class CniNode implements AutoCloseable {
                     throw new AssertionError("scripts/install-cni failed: " + r.stderr());
                 }
                 installed = root.resolve("bin");
+                // A jar and a class archive, 36 MB: gone with the test JVM.
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> Host.run("rm", "-rf", root.toString())));
             } catch (IOException e) {
                 throw new AssertionError(e);
             }
