@@ -106,8 +106,8 @@ class PodRequestsAsRootTest {
                 "s = socket.socket(socket.AF_UNIX)",
                 "s.connect('" + lab.hostSocket + "')",
                 "body = b'{\"a\":1}'",
-                "rec = struct.pack('>HHI', 6, 0x8000, 8 + len(body)) + body",
-                "s.sendall(struct.pack('>BBHHHII', 1, 7, 0, 1, 0, 16 + len(rec), 1) + rec)",
+                "rec = struct.pack('>HHI', " + Wire.R_JSON + ", " + Wire.RECORD_MANDATORY + ", 8 + len(body)) + body",
+                "s.sendall(struct.pack('>BBHHHII', " + Wire.VERSION + ", " + Wire.POD_REGISTER + ", 0, " + Wire.FORMAT_RECORDS + ", 0, 16 + len(rec), 1) + rec)",
                 "h = s.recv(16, socket.MSG_WAITALL)",
                 "print(struct.unpack('>BBHHHII', h)[2])");
         Host.Result r = Host.run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", py);
