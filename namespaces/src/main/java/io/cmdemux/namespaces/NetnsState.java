@@ -12,7 +12,8 @@ import java.util.TreeMap;
 /**
  * Everything known about one namespace at one moment. Immutable.
  *
- * @param hostNsid the nsid the host has for this namespace (-1 for the host itself or none)
+ * @param hostNsid the nsid the host has for this namespace, -1 for none (for the host itself: the nsid
+ *     it has for itself, which the kernel allows, usually none)
  * @param links by ifindex, ascending
  * @param peers this namespace's own nsid table: nsid here → the namespace it names
  */

@@ -43,6 +43,7 @@ public final class TopologyWatcher implements AutoCloseable {
         Rtnl.RTNLGRP_IPV4_ROUTE, Rtnl.RTNLGRP_IPV6_ROUTE, Rtnl.RTNLGRP_NSID,
     };
     private static final long RESCAN_INTERVAL_MS = 1000;
+    private static final long MOUNT_SETTLE_MS = 25;
 
     private final NetnsDiscovery discovery;
     private final NetnsExecutor executor;
@@ -281,12 +282,14 @@ public final class TopologyWatcher implements AutoCloseable {
             if (m.type() == Rtnl.RTM_DELNSID) {
                 try {
                     int nsid = Rtnl.decodeNsid(m).nsid();
-                    NetnsId mapped = byHostNsid.get(nsid);
-                    // The kernel hands a freed nsid to the next namespace that asks: by the time this
-                    // notification is read, the scan thread may already have given it to a new one.
-                    if (mapped != null && !stillHasNsid(mapped, nsid)) {
+                    NetnsId owner = byHostNsid.get(nsid);
+                    // The kernel frees a dead namespace's nsid late (cleanup_net), and hands the number
+                    // to the next namespace that asks: by the time this arrives it may name a live one.
+                    if (owner != null && !stillHas(owner, nsid)) {
                         byHostNsid.remove(nsid);
-                        rescanRequested = true; // the namespace behind it died
+                        if (!owner.equals(host)) {
+                            rescanRequested = true; // the namespace behind it died
+                        }
                     }
                 } catch (MalformedException e) {
                     decodeErrors.incrementAndGet();
@@ -294,21 +297,53 @@ public final class TopologyWatcher implements AutoCloseable {
             }
             rereadPeers(b);
             dirty.add(b.id());
+            selfNsidChanged(dirty);
             return;
         }
         rereadPeers(b);
         dirty.add(b.id());
     }
 
-    private boolean stillHasNsid(NetnsId id, int nsid) {
-        String path = paths.get(id);
+    /** Whether the host still knows namespace {@code id} by {@code nsid}. Must hold the lock. */
+    private boolean stillHas(NetnsId id, int nsid) {
+        String path = id.equals(host) ? "/proc/self/ns/net" : paths.get(id);
         if (path == null) {
             return false;
         }
         try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open(path)) {
             return h.dev() == id.dev() && h.ino() == id.inode() && eventsClient.nsidOf(h) == nsid;
         } catch (IOException e) {
-            return false;
+            return false; // the path no longer opens a namespace: it is gone
+        }
+    }
+
+    /**
+     * The host may get (or lose) an nsid for itself; pods' nsid tables then name the host by it, so
+     * every pod's peers are read again when it changes. Must hold the lock.
+     */
+    private void selfNsidChanged(Set<NetnsId> dirty) throws IOException {
+        int self;
+        try (io.cmdemux.netdev.NetnsHandle h = io.cmdemux.netdev.NetnsHandle.open("/proc/self/ns/net")) {
+            self = eventsClient.nsidOf(h);
+        }
+        Integer known = null;
+        for (Map.Entry<Integer, NetnsId> e : byHostNsid.entrySet()) {
+            if (e.getValue().equals(host)) {
+                known = e.getKey();
+            }
+        }
+        if (known != null && known == self || known == null && self < 0) {
+            return;
+        }
+        byHostNsid.values().remove(host);
+        if (self >= 0) {
+            byHostNsid.put(self, host);
+        }
+        for (NamespaceBuilder pod : state.values()) {
+            if (!pod.host()) {
+                rereadPeers(pod);
+                dirty.add(pod.id());
+            }
         }
     }
 
@@ -365,10 +400,12 @@ public final class TopologyWatcher implements AutoCloseable {
             try {
                 long wait = Math.max(1, nextRescan - System.currentTimeMillis());
                 boolean changed = rescanRequested;
+                boolean fromInotify = false;
                 if (!changed && inotify != null) {
-                    WatchKey key = inotify.poll(rescanRequested ? 1 : Math.min(wait, 50), TimeUnit.MILLISECONDS);
+                    WatchKey key = inotify.poll(Math.min(wait, 50), TimeUnit.MILLISECONDS);
                     if (key != null) {
                         changed = !key.pollEvents().isEmpty();
+                        fromInotify = changed;
                         key.reset();
                     }
                 } else if (!changed) {
@@ -377,7 +414,10 @@ public final class TopologyWatcher implements AutoCloseable {
                 if (changed || rescanRequested || System.currentTimeMillis() >= nextRescan) {
                     rescanRequested = false;
                     rescan();
-                    nextRescan = System.currentTimeMillis() + RESCAN_INTERVAL_MS;
+                    // `ip netns add` (and runtimes) create the file first and bind-mount the namespace
+                    // onto it a moment later; inotify says nothing about the mount, so look again soon
+                    // rather than at the next periodic rescan.
+                    nextRescan = System.currentTimeMillis() + (fromInotify ? MOUNT_SETTLE_MS : RESCAN_INTERVAL_MS);
                 }
             } catch (InterruptedException | ClosedWatchServiceException e) {
                 return;
@@ -388,6 +428,14 @@ public final class TopologyWatcher implements AutoCloseable {
                 }
             }
         }
+    }
+
+    /**
+     * Asks for a namespace scan now, for a caller that knows a namespace exists that this watcher
+     * may not have found yet (a CNI request naming it). The scan thread runs it within 50 ms.
+     */
+    public void requestRescan() {
+        rescanRequested = true;
     }
 
     /** Adds namespaces that appeared, drops those that vanished, and updates names. */
@@ -456,14 +504,22 @@ public final class TopologyWatcher implements AutoCloseable {
         synchronized (lock) {
             List<NlMessage> replay = pending.remove(d.id());
             NamespaceBuilder b = fromDump(dump, new ArrayList<>());
+            boolean nsidsChanged = false;
             for (NlMessage m : replay) {
                 try {
                     if (m.type() != Rtnl.RTM_NEWNSID && m.type() != Rtnl.RTM_DELNSID) {
                         b.apply(m, e -> null);
+                    } else {
+                        nsidsChanged = true;
                     }
                 } catch (MalformedException e) {
                     decodeErrors.incrementAndGet();
                 }
+            }
+            // Its nsid table changed after the dump read it (a macvlan created in it meanwhile made
+            // the kernel give the host an nsid there): read it again, or that link's parent stays unknown.
+            if (nsidsChanged) {
+                rereadPeers(b);
             }
             state.put(d.id(), b);
             paths.put(d.id(), d.path());

@@ -6,6 +6,7 @@ import io.cmdemux.gid.RdmaDevice;
 import io.cmdemux.gid.RdmaTopology;
 import io.cmdemux.gid.SoftPortSpec;
 import io.cmdemux.gid.SoftRocePort;
+import io.cmdemux.gid.SysfsLayout;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.DecisionCache;
 import io.cmdemux.ingress.resolve.HostState;
@@ -13,15 +14,23 @@ import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.namespaces.LinkRef;
 import io.cmdemux.namespaces.NetnsDiscovery;
 import io.cmdemux.namespaces.NetnsExecutor;
+import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.netdev.PacketSocket;
+import io.cmdemux.service.cni.CniService;
+import io.cmdemux.service.cni.LiveRdmaState;
 import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlServer;
 import io.cmdemux.service.control.QueryKind;
 import io.cmdemux.service.control.RequestRefused;
 import io.cmdemux.service.serve.DecisionLog;
+import io.cmdemux.service.pods.PodJson;
+import io.cmdemux.service.pods.PodPruner;
+import io.cmdemux.service.pods.PodRegistration;
+import io.cmdemux.service.pods.PodRegistry;
+import io.cmdemux.service.pods.PodStore;
 import io.cmdemux.service.serve.Dispatcher;
 import io.cmdemux.service.serve.HttpEndpoints;
 import io.cmdemux.service.serve.Metrics;
@@ -48,15 +57,18 @@ import org.slf4j.LoggerFactory;
 final class Daemon implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Daemon.class);
 
+    /** @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods) */
     record Config(List<SoftPortSpec> ports, ResolverMode mode, Path controlSocket, InetSocketAddress metrics, boolean nft,
             double rejPerSecond, long cacheSize, Duration duplicateWindow, int maxSessions, long timeWaitMillis, long maxCmTimeoutMillis,
-            Path pathConfig) {}
+            Path pathConfig, Path podsDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
     /** The last decisions, for the status page. */
     private final DecisionLog decisions = new DecisionLog(100);
     private final NetnsExecutor executor = new NetnsExecutor(2);
+    /** The CNI plugin's reads of pod namespaces: an ADD must not queue behind the watcher dumping new namespaces. */
+    private final NetnsExecutor cniExecutor = new NetnsExecutor(2);
     private final NetnsDiscovery discovery = new NetnsDiscovery();
     private final List<SoftRocePort> softPorts = new ArrayList<>();
     private final List<SoftPortTap> taps = new ArrayList<>();
@@ -70,6 +82,7 @@ final class Daemon implements AutoCloseable {
     private PathRecordService paths;
     private java.util.concurrent.ScheduledExecutorService pathStats;
     private NftIngressGuard nft;
+    private PodRegistry pods;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
 
@@ -102,8 +115,13 @@ final class Daemon implements AutoCloseable {
             softPorts.add(p);
         }
         publishRdma();
+        NetnsId host = watcher.current().host();
+        pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir()) : PodStore.besideSocket(config.controlSocket()), host);
+        pods.load();
+        watcher.addListener(new PodPruner(pods)::onTopology);
+        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices, SysfsLayout.live(SysfsLayout.LIVE_ROOT), cniExecutor);
         control = ControlServer.start(ControlServer.Config.defaults().withHostSocket(config.controlSocket()), watcher, discovery, executor,
-                this::query);
+                this::query, new CniService(host, live, pods));
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
         long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
         sessions = new Sessions(new Sessions.Config(config.maxSessions(), config.timeWaitMillis(), config.maxCmTimeoutMillis()), control, metrics, caGuid);
@@ -184,6 +202,10 @@ final class Daemon implements AutoCloseable {
         return ns.names().isEmpty() ? "/proc/self/ns/net" : "/run/netns/" + ns.names().get(0);
     }
 
+    private List<RdmaDevice> softDevices() {
+        return rdma.devices();
+    }
+
     private synchronized void publishRdma() {
         List<RdmaDevice> devices = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
@@ -196,14 +218,29 @@ final class Daemon implements AutoCloseable {
         HostState s = state();
         switch (kind) {
             case TOPOLOGY:
-                return TopologyView.json(s.topology());
+                return TopologyView.json(s.topology(), pods.directory());
             case GIDS:
-                return GidView.json(s.topology(), s.rdma(), args.path("device").isTextual() ? args.get("device").asText() : null);
+                return GidView.json(s.topology(), s.rdma(), args.path("device").isTextual() ? args.get("device").asText() : null, pods.directory());
             case EXPLAIN:
                 return explain(s, args);
+            case PODS:
+                return podsJson(args);
             default:
                 throw new RequestRefused(95, "query " + kind + " is not answered by the daemon");
         }
+    }
+
+    /** QUERY pods: every registration, or those of {"namespace": .., "name": ..} (either may be left out). */
+    private JsonNode podsJson(ObjectNode args) {
+        String ns = args.path("namespace").isTextual() ? args.get("namespace").asText() : null;
+        String name = args.path("name").isTextual() ? args.get("name").asText() : null;
+        com.fasterxml.jackson.databind.node.ArrayNode out = TopologyView.JSON.createArrayNode();
+        for (PodRegistration r : pods.directory().registrations()) {
+            if ((ns == null || ns.equals(r.pod().namespace())) && (name == null || name.equals(r.pod().name()))) {
+                out.add(PodJson.json(r));
+            }
+        }
+        return out;
     }
 
     private JsonNode explain(HostState s, ObjectNode args) throws RequestRefused {
@@ -263,6 +300,7 @@ final class Daemon implements AutoCloseable {
             watcher.close();
         }
         executor.close();
+        cniExecutor.close();
         log.info("stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
         stopped.countDown();
     }

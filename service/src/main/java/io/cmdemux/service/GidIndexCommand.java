@@ -12,6 +12,12 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.cmdemux.service.pods.Attachment;
+import io.cmdemux.service.pods.GidAssignment;
+import io.cmdemux.service.pods.PodDirectory;
+import io.cmdemux.service.pods.PodRegistration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.ArgGroup;
@@ -20,7 +26,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "gid-index", mixinStandardHelpOptions = true,
-        description = {"The GID index a pod must use for one of its IPs: the value NCCL_IB_GID_INDEX needs.",
+        description = {"The GID index a pod must use for one of its IPs: the value NCCL_IB_GID_INDEX needs. The pod is named by",
+                "its namespace file, a process in it, or (for pods cmdemux-cni registered) its Kubernetes name.",
                 "Exit 1, with the reason, when there is none."})
 final class GidIndexCommand implements Callable<Integer> {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -32,12 +39,16 @@ final class GidIndexCommand implements Callable<Integer> {
 
         @Option(names = "--pid", paramLabel = "PID", required = true, description = "a process in the pod (its /proc/PID/ns/net)")
         Integer pid;
+
+        @Option(names = "--pod", paramLabel = "NAMESPACE/NAME", required = true,
+                description = "a Kubernetes pod that cmdemux-cni registered (a bare NAME matches it in any namespace)")
+        String pod;
     }
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Which which;
 
-    @Option(names = "--ip", paramLabel = "ADDR", required = true, description = "the pod's IP address")
+    @Option(names = "--ip", paramLabel = "ADDR", description = "the pod's IP address (with --pod: its registered IP when it has only one)")
     String ip;
 
     @Option(names = "--type", paramLabel = "v1|v2", defaultValue = "v2", description = "GID type (default: ${DEFAULT-VALUE})")
@@ -49,15 +60,26 @@ final class GidIndexCommand implements Callable<Integer> {
     @Mixin
     RdmaOptions rdma = new RdmaOptions();
 
+    @Mixin
+    PodOptions pods = new PodOptions();
+
     @Override
     public Integer call() throws Exception {
-        InetAddress addr = InetAddresses.parse(ip);
+        PodDirectory registered = pods.load(rdma.snapshot);
+        PodRegistration reg = which.pod == null ? null : registration(registered);
+        if (ip == null && reg == null) {
+            throw new IllegalArgumentException("--ip is required with --netns and --pid");
+        }
+        InetAddress addr = ip != null ? InetAddresses.parse(ip) : onlyIp(reg);
         GidType t = GidType.parse(type, true);
         RdmaSource.Loaded l = RdmaSource.load(rdma);
-        NetnsState ns = namespace(l.topology());
+        NetnsState ns = reg != null ? byInode(l.topology(), reg.netnsInode(), reg.netnsPath()) : namespace(l.topology());
         GidIndexQuery.Answer a = GidIndexQuery.find(l.topology(), l.rdma(), ns, addr, t);
         if (json) {
-            System.out.println(TopologyView.JSON.writeValueAsString(json(l.topology(), a)));
+            ObjectNode o = json(l.topology(), a);
+            ArrayNode names = o.putArray("pods");
+            registered.podNames(ns.id().inode()).forEach(names::add);
+            System.out.println(TopologyView.JSON.writeValueAsString(o));
         } else if (a.index().isPresent()) {
             System.out.println(a.index().getAsInt());
         } else if (!a.matches().isEmpty()) {
@@ -73,6 +95,50 @@ final class GidIndexCommand implements Callable<Integer> {
             return Main.EXIT_NO;
         }
         return Main.EXIT_OK;
+    }
+
+    private PodRegistration registration(PodDirectory registered) {
+        List<PodRegistration> found = registered.byPod(which.pod);
+        if (found.isEmpty()) {
+            throw new EnvironmentException("no pod " + which.pod + " is registered in " + pods.podsDir
+                    + " (cmdemux-cni registers a pod when its ADD succeeds; is it in the pod's conflist?)");
+        }
+        List<PodRegistration> withIp = ip == null ? found
+                : found.stream().filter(r -> ips(r).contains(InetAddresses.parse(ip))).toList();
+        if (withIp.size() != 1) {
+            List<String> all = new ArrayList<>();
+            found.forEach(r -> ips(r).forEach(a -> all.add(r.key().ifname() + " " + InetAddresses.toText(a))));
+            throw new IllegalArgumentException("pod " + which.pod + " has " + (withIp.isEmpty() ? "no such IP" : "several registered IPs")
+                    + "; choose one with --ip (" + String.join(", ", all) + ")");
+        }
+        return withIp.get(0);
+    }
+
+    private static List<InetAddress> ips(PodRegistration r) {
+        List<InetAddress> out = new ArrayList<>();
+        for (Attachment a : r.attachments()) {
+            for (GidAssignment g : a.gids()) {
+                out.add(g.ip());
+            }
+        }
+        return out;
+    }
+
+    private InetAddress onlyIp(PodRegistration r) {
+        List<InetAddress> all = ips(r);
+        if (all.size() != 1) {
+            throw new IllegalArgumentException("pod " + which.pod + " has " + all.size() + " registered IPs; choose one with --ip");
+        }
+        return all.get(0);
+    }
+
+    private static NetnsState byInode(TopologySnapshot snap, long inode, String path) {
+        for (NetnsState s : snap.namespaces()) {
+            if (s.id().inode() == inode) {
+                return s;
+            }
+        }
+        throw new EnvironmentException("the pod's namespace " + path + " (inode " + inode + ") is not on this host any more");
     }
 
     private NetnsState namespace(TopologySnapshot snap) {

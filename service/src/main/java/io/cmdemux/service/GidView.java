@@ -14,6 +14,7 @@ import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.Link;
+import io.cmdemux.service.pods.PodDirectory;
 import java.util.List;
 
 /** Renders GID tables and check results: a show_gids-like table for people, JSON for machines. */
@@ -24,6 +25,11 @@ final class GidView {
 
     /** The JSON documented in the README: one object per GID entry. */
     static ArrayNode json(TopologySnapshot snap, RdmaTopology rdma, String device) {
+        return json(snap, rdma, device, PodDirectory.EMPTY);
+    }
+
+    /** With "pods" on the entries whose namespace has registered pods ("default/rdma-0"). */
+    static ArrayNode json(TopologySnapshot snap, RdmaTopology rdma, String device, PodDirectory pods) {
         ArrayNode out = F.arrayNode();
         for (RdmaDevice d : rdma.devices()) {
             if (device != null && !d.name().equals(device)) {
@@ -42,6 +48,12 @@ final class GidView {
                     NetnsState ns = e.ndev() == null ? null : snap.namespace(e.ndev().netns());
                     if (ns != null) {
                         ns.names().forEach(names::add);
+                    }
+                    // Only where there are any: issue 4 fixed this object's fields, and most entries name no pod.
+                    List<String> podNames = e.ndev() == null ? List.of() : pods.podNames(e.ndev().netns().inode());
+                    if (!podNames.isEmpty()) {
+                        ArrayNode pn = o.putArray("pods");
+                        podNames.forEach(pn::add);
                     }
                 }
             }
@@ -68,6 +80,10 @@ final class GidView {
 
     /** Columns after show_gids (DEV PORT INDEX GID IPv4 VER DEV), plus the ndev's namespace and its names. */
     static String text(TopologySnapshot snap, RdmaTopology rdma, String device) {
+        return text(snap, rdma, device, PodDirectory.EMPTY);
+    }
+
+    static String text(TopologySnapshot snap, RdmaTopology rdma, String device, PodDirectory pods) {
         StringBuilder sb = new StringBuilder();
         String fmt = "%-10s %-4s %-5s %-39s %-15s %-3s %-15s %-11s %s%n";
         sb.append(String.format(fmt, "DEV", "PORT", "INDEX", "GID", "IPv4", "VER", "NDEV", "NETNS", "NAMES"));
@@ -90,6 +106,10 @@ final class GidView {
                         ndev = l != null ? l.name() : e.ndevName() == null ? "?" : e.ndevName();
                         inode = Long.toString(e.ndev().netns().inode());
                         names = nsNames(snap, e.ndev());
+                        List<String> podNames = pods.podNames(e.ndev().netns().inode());
+                        if (!podNames.isEmpty()) {
+                            names += (names.isEmpty() ? "" : " ") + "pod " + String.join(",", podNames);
+                        }
                     } else if (e.ndevName() != null) {
                         ndev = e.ndevName();
                         inode = "?";

@@ -3,6 +3,7 @@ package io.cmdemux.service;
 import io.cmdemux.gid.GidCheck;
 import io.cmdemux.gid.GidProblem;
 import io.cmdemux.gid.RdmaDevice;
+import io.cmdemux.service.pods.PodDirectory;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -23,17 +24,21 @@ final class GidsCommand implements Callable<Integer> {
     @Mixin
     RdmaOptions rdma = new RdmaOptions();
 
+    @Mixin
+    PodOptions pods = new PodOptions();
+
     @Override
     public Integer call() throws Exception {
         RdmaSource.Loaded l = RdmaSource.load(rdma);
+        PodDirectory registered = pods.load(rdma.snapshot);
         if (device != null && l.rdma().device(device).isEmpty()) {
             throw new IllegalArgumentException("no RDMA device " + device + " (there are: "
                     + String.join(", ", l.rdma().devices().stream().map(RdmaDevice::name).toList()) + ")");
         }
         if (json) {
-            System.out.println(TopologyView.JSON.writeValueAsString(GidView.json(l.topology(), l.rdma(), device)));
+            System.out.println(TopologyView.JSON.writeValueAsString(GidView.json(l.topology(), l.rdma(), device, registered)));
         } else {
-            System.out.print(GidView.text(l.topology(), l.rdma(), device));
+            System.out.print(GidView.text(l.topology(), l.rdma(), device, registered));
         }
         for (String p : l.problems()) {
             System.err.println("cmdemux: " + p);

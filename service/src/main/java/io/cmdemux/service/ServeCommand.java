@@ -56,6 +56,10 @@ final class ServeCommand implements Callable<Integer> {
             description = "path-record responder configuration (docs/PATHRECORD.md); default: the built-in defaults")
     Path pathConfig;
 
+    @Option(names = "--pods-dir", paramLabel = "DIR",
+            description = "where the pods cmdemux-cni registers are kept across restarts (default: beside the control socket, /run/cmdemux/pods)")
+    Path podsDir;
+
     @Override
     public Integer call() throws Exception {
         List<SoftPortSpec> specs = new ArrayList<>();
@@ -73,7 +77,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)));
         Daemon d = new Daemon(new Daemon.Config(specs, m, controlSocket, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs),
-                maxSessions, timeWaitMs, maxCmTimeoutMs, pathConfig));
+                maxSessions, timeWaitMs, maxCmTimeoutMs, pathConfig, podsDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

@@ -5,6 +5,7 @@ import io.cmdemux.service.picture.Focus;
 import io.cmdemux.service.picture.TopologyGraph;
 import java.util.ArrayList;
 import java.util.List;
+import io.cmdemux.service.pods.PodDirectory;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -30,6 +31,9 @@ final class TopologyCommand implements Callable<Integer> {
     @Mixin
     RdmaOptions rdma = new RdmaOptions();
 
+    @Mixin
+    PodOptions pods = new PodOptions();
+
     @Override
     public Integer call() throws Exception {
         Format f = Format.choose(format, json, "text, json, dot or svg");
@@ -38,10 +42,11 @@ final class TopologyCommand implements Callable<Integer> {
                 throw new IllegalArgumentException("--namespace and --port restrict the pictures: add --format dot or --format svg");
             }
             TopologySnapshot snap = TopologySource.load(rdma.snapshot);
+            PodDirectory registered = pods.load(rdma.snapshot);
             if (f == Format.JSON) {
-                System.out.println(TopologyView.JSON.writeValueAsString(TopologyView.json(snap)));
+                System.out.println(TopologyView.JSON.writeValueAsString(TopologyView.json(snap, registered)));
             } else {
-                System.out.print(TopologyView.text(snap));
+                System.out.print(TopologyView.text(snap, registered));
             }
             warnProblems(snap);
             return Main.EXIT_OK;

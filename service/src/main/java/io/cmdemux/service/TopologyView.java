@@ -10,6 +10,9 @@ import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.Address;
 import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.LinkInfo;
+import io.cmdemux.service.pods.PodDirectory;
+import io.cmdemux.service.pods.PodJson;
+import io.cmdemux.service.pods.PodRegistration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -22,6 +25,11 @@ final class TopologyView {
     private TopologyView() {}
 
     static ObjectNode json(TopologySnapshot snap) {
+        return json(snap, PodDirectory.EMPTY);
+    }
+
+    /** With the pods the CNI plugin registered in each namespace. */
+    static ObjectNode json(TopologySnapshot snap, PodDirectory pods) {
         ObjectNode root = F.objectNode();
         root.put("generation", snap.generation());
         ArrayNode nss = root.putArray("namespaces");
@@ -30,12 +38,26 @@ final class TopologyView {
             n.put("inode", s.id().inode());
             ArrayNode names = n.putArray("names");
             s.names().forEach(names::add);
+            n.set("pods", podsJson(pods.inNetns(s.id().inode())));
             ArrayNode links = n.putArray("links");
             for (Link l : s.links().values()) {
                 links.add(linkJson(snap, s, l));
             }
         }
         return root;
+    }
+
+    /** One entry per registered attachment: the pod, and the CNI key it was registered under. */
+    static ArrayNode podsJson(List<PodRegistration> regs) {
+        ArrayNode out = F.arrayNode();
+        for (PodRegistration r : regs) {
+            ObjectNode o = PodJson.podJson(r.pod());
+            o.put("network", r.key().network());
+            o.put("containerId", r.key().containerId());
+            o.put("ifname", r.key().ifname());
+            out.add(o);
+        }
+        return out;
     }
 
     static ObjectNode linkJson(TopologySnapshot snap, NetnsState s, Link l) {
@@ -120,12 +142,20 @@ final class TopologyView {
     }
 
     static String text(TopologySnapshot snap) {
+        return text(snap, PodDirectory.EMPTY);
+    }
+
+    static String text(TopologySnapshot snap, PodDirectory pods) {
         StringBuilder sb = new StringBuilder();
         for (NetnsState s : snap.namespaces()) {
             sb.append(s.host() ? "host" : "netns").append(' ').append(nsLabel(s))
                     .append("  inode ").append(s.id().inode());
             if (!s.host()) {
                 sb.append("  nsid ").append(s.hostNsid() >= 0 ? Integer.toString(s.hostNsid()) : "-");
+            }
+            List<String> podNames = pods.podNames(s.id().inode());
+            if (!podNames.isEmpty()) {
+                sb.append("  pod ").append(String.join(", ", podNames));
             }
             sb.append('\n');
             List<Link> links = new ArrayList<>(s.links().values());

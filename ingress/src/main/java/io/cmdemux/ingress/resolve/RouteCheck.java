@@ -95,9 +95,12 @@ final class RouteCheck {
 
     private static final Inet4Address BROADCAST = (Inet4Address) InetAddresses.parse("255.255.255.255");
 
+    private static final Comparator<Route> LONGEST_PREFIX_THEN_METRIC =
+            Comparator.comparingInt(Route::dstLen).reversed().thenComparingLong(r -> Integer.toUnsignedLong(r.priority()));
+
     /** Routes of one table whose prefix holds {@code ip}: longest prefix first, then lowest metric. */
     private static List<Route> candidates(NetnsState ns, int table, InetAddress ip, int bits) {
-        List<Route> out = new ArrayList<>();
+        List<Route> out = new ArrayList<>(4);
         boolean v4 = ip instanceof Inet4Address;
         for (Route r : ns.routes()) {
             // The flow's TOS is 0, so routes with a TOS selector never match (fib_table_lookup, fa_tos).
@@ -108,12 +111,21 @@ final class RouteCheck {
                 out.add(r);
             }
         }
-        out.sort(Comparator.comparingInt(Route::dstLen).reversed().thenComparingLong(r -> Integer.toUnsignedLong(r.priority())));
+        if (out.size() > 1) {
+            out.sort(LONGEST_PREFIX_THEN_METRIC);
+        }
         return out;
     }
 
     /** Whether the first {@code len} bits of the two addresses agree. */
-    private static boolean contains(InetAddress net, int len, InetAddress ip, int bits) {
+    static boolean contains(InetAddress net, int len, InetAddress ip, int bits) {
+        if (net instanceof Inet4Address && ip instanceof Inet4Address) {
+            if (len > 32) {
+                return false;
+            }
+            // Inet4Address.hashCode() is the address as an int: no getAddress() copies on this per-route path.
+            return len == 0 || ((net.hashCode() ^ ip.hashCode()) >>> (32 - len)) == 0;
+        }
         byte[] a = net.getAddress();
         byte[] b = ip.getAddress();
         if (a.length != b.length || len > bits) {

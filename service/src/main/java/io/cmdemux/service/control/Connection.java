@@ -19,6 +19,7 @@ final class Connection {
     final Via via;
     private volatile NetnsId netns;
     private volatile int pid;
+    private volatile int uid = -1;
     private volatile String clientName = "";
     private final AtomicInteger seq = new AtomicInteger();
     private boolean flushQueued; // event loop only
@@ -51,9 +52,15 @@ final class Connection {
         return pid;
     }
 
-    void identified(NetnsId ns, int peerPid) {
+    void identified(NetnsId ns, int peerPid, int peerUid) {
         this.netns = ns;
         this.pid = peerPid;
+        this.uid = peerUid;
+    }
+
+    /** The host-socket peer's uid from SO_PEERCRED; -1 for @cmdemux peers, whose uid is not checked. */
+    int uid() {
+        return uid;
     }
 
     String clientName() {

@@ -119,7 +119,7 @@ final class Connections {
                 refuse(c.channel, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
                 return;
             }
-            c.identified(who.netns(), who.pid());
+            c.identified(who.netns(), who.pid(), who.uid());
             log.debug("{} connected{}", c, who.cookieChecked() ? "" : " (namespace not confirmed by cookie)");
             c.channel.config().setAutoRead(true);
         });

@@ -16,16 +16,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The daemon's end of one connection: answers HELLO, LISTEN, UNLISTEN, QUERY and REJECT for a
- * consumer whose namespace is fixed when the connection is accepted. Nothing in a message can
- * change that namespace; LISTEN has no field for one.
+ * The daemon's end of one connection: answers HELLO, LISTEN, UNLISTEN, QUERY, REJECT and the pod
+ * messages (POD_REGISTER, POD_UNREGISTER, CNI) for a consumer whose namespace is fixed when the
+ * connection is accepted. Nothing in a message can change that namespace; LISTEN has no field for
+ * one, and a namespace a pod message names is checked against the kernel by the daemon.
  */
 final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private static final Logger log = LoggerFactory.getLogger(ControlHandler.class);
     private static final int MAX_CLIENT_NAME = 64;
 
     /** What every connection's handler shares. */
-    record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, Supplier<TopologySnapshot> topology,
+    record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, PodRequests pods, Supplier<TopologySnapshot> topology,
             Supplier<Consumers.RejectHandler> rejects, Supplier<Consumers.AcceptHandler> accepts,
             Supplier<Consumers.DisconnectHandler> disconnects, NamespaceNames names, ControlCounters counters) {}
 
@@ -102,6 +103,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
                 case Wire.DISCONNECT:
                     disconnect(ctx, f);
                     break;
+                case Wire.POD_REGISTER:
+                case Wire.POD_UNREGISTER:
+                case Wire.CNI:
+                    daemon.pods().run(conn, f);
+                    break;
                 case Wire.REQ:
                 case Wire.CM_EVENT:
                 case Wire.ERROR:
@@ -149,7 +155,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         int code = Messages.queryKind(Messages.required(f, Wire.R_QUERY, "QUERY"));
         QueryKind kind = QueryKind.ofCode(code);
         if (kind == null) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "unknown query kind " + code + " (1 topology, 2 explain, 3 gids, 4 listeners)");
+            throw new RequestRefused(Wire.EOPNOTSUPP, "unknown query kind " + code + " (1 topology, 2 explain, 3 gids, 4 listeners, 5 pods)");
         }
         ObjectNode args = QueryArgs.parse(f.first(Wire.R_JSON).map(Record::value).orElse(null));
         daemon.queries().run(conn, kind, args, f);

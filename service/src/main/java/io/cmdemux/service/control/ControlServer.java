@@ -60,7 +60,8 @@ import org.slf4j.LoggerFactory;
  * consumers. Each connection is placed in its namespace by the kernel (which socket accepted it,
  * or SO_PEERCRED checked against the connection's netns cookie), never by what it says. Consumers
  * LISTEN with the kernel's rdma_bind_addr rules; the pipeline reads {@link #listeners()}, hands
- * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}.
+ * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}. The CNI plugin's
+ * messages (POD_REGISTER, POD_UNREGISTER, CNI) go to a {@link PodHandler}, for root on the host socket only.
  */
 public final class ControlServer implements Consumers {
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
@@ -146,6 +147,9 @@ public final class ControlServer implements Consumers {
     private final EventLoopGroup group;
     private final ThreadPoolExecutor workers;
     private final ExecutorService netnsThread;
+    private final ThreadPoolExecutor podWorkers;
+    private static final int POD_THREADS = 4;
+    private static final int POD_QUEUE = 128;
     private final ControlCounters counters = new ControlCounters();
     private final ListenerRegistry registry;
     private final NamespaceCookies cookies;
@@ -168,6 +172,15 @@ public final class ControlServer implements Consumers {
      * @param queries answers QUERY topology/explain/gids; null answers them with EOPNOTSUPP
      */
     public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries) throws IOException {
+        this(config, topology, executor, queries, null);
+    }
+
+    /**
+     * @param pods answers POD_REGISTER, POD_UNREGISTER and CNI (from root on the host socket only);
+     *     null answers them with EOPNOTSUPP
+     */
+    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries, PodHandler pods)
+            throws IOException {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(topology, "topology");
         if (!Epoll.isAvailable()) {
@@ -183,12 +196,17 @@ public final class ControlServer implements Consumers {
                 new DefaultThreadFactory("cmdemux-control-worker", true));
         this.workers.allowCoreThreadTimeOut(true);
         this.netnsThread = Executors.newSingleThreadExecutor(new DefaultThreadFactory("cmdemux-control-netns", true));
+        // Pod requests wait for GIDs (up to the network's rdma.waitMillis), so they get threads of
+        // their own; runtimes set up several pods at once.
+        this.podWorkers = new ThreadPoolExecutor(POD_THREADS, POD_THREADS, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(POD_QUEUE),
+                new DefaultThreadFactory("cmdemux-control-pods", true));
+        this.podWorkers.allowCoreThreadTimeOut(true);
         this.registry = new ListenerRegistry(config.maxListenersPerConsumer(), config.maxListenersPerNamespace());
         this.cookies = new NamespaceCookies(executor);
         this.connections = new Connections(new PeerIdentity(Path.of("/proc"), cookies), registry, workers, counters,
                 config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
         this.context = new ControlHandler.Context(connections, registry, new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
-                topology, () -> rejectHandler, () -> acceptHandler, () -> disconnectHandler, names, counters);
+                new PodRequests(pods, names, podWorkers, counters), topology, () -> rejectHandler, () -> acceptHandler, () -> disconnectHandler, names, counters);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
 
@@ -200,7 +218,13 @@ public final class ControlServer implements Consumers {
      */
     public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery, NetnsExecutor executor,
             QueryHandler queries) throws IOException {
-        ControlServer s = new ControlServer(config, watcher::current, executor, queries);
+        return start(config, watcher, discovery, executor, queries, null);
+    }
+
+    /** As {@link #start(Config, TopologyWatcher, NetnsDiscovery, NetnsExecutor, QueryHandler)}, with a handler for the pod messages. */
+    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery, NetnsExecutor executor,
+            QueryHandler queries, PodHandler pods) throws IOException {
+        ControlServer s = new ControlServer(config, watcher::current, executor, queries, pods);
         try {
             s.start();
             s.follow(watcher, discovery);
@@ -341,6 +365,7 @@ public final class ControlServer implements Consumers {
         connections.closeAll();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownNow();
+        podWorkers.shutdownNow();
         netnsThread.shutdownNow();
     }
 

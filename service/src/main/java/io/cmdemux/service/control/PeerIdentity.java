@@ -19,7 +19,8 @@ import org.slf4j.LoggerFactory;
 final class PeerIdentity {
     private static final Logger log = LoggerFactory.getLogger(PeerIdentity.class);
 
-    record Identified(NetnsId netns, int pid, boolean cookieChecked) {}
+    /** @param uid the peer's user from SO_PEERCRED (POD_REGISTER and CNI are for root only) */
+    record Identified(NetnsId netns, int pid, int uid, boolean cookieChecked) {}
 
     private final Path proc;
     private final NamespaceCookies cookies;
@@ -55,7 +56,7 @@ final class PeerIdentity {
                 warnedNoCookie = true;
                 log.warn("SO_NETNS_COOKIE is not available (Linux < 5.14): host-socket peers are placed by SO_PEERCRED alone");
             }
-            return new Identified(netns, pid, false);
+            return new Identified(netns, pid, cred.uid(), false);
         }
         OptionalLong nsCookie;
         try {
@@ -74,6 +75,6 @@ final class PeerIdentity {
             throw new RequestRefused(Wire.EPERM, "your socket was created in another network namespace than your process (pid " + pid
                     + ") runs in; connect to @" + Wire.ABSTRACT_NAME + " from inside that namespace instead");
         }
-        return new Identified(netns, pid, nsCookie.isPresent());
+        return new Identified(netns, pid, cred.uid(), nsCookie.isPresent());
     }
 }

@@ -5,7 +5,9 @@ public enum QueryKind {
     TOPOLOGY(1),
     EXPLAIN(2),
     GIDS(3),
-    LISTENERS(4);
+    LISTENERS(4),
+    /** The pods the CNI plugin registered, with their GID indices. */
+    PODS(5);
 
     private final int code;
 

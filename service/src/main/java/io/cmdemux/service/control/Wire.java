@@ -36,6 +36,9 @@ public final class Wire {
     public static final int DISCONNECT = 0x08;
     /** daemon → consumer: something happened to one of its connections (RTU, DREQ, DREP, REJ, timeout). */
     public static final int CM_EVENT = 0x09;
+    public static final int POD_REGISTER = 0x0A;
+    public static final int POD_UNREGISTER = 0x0B;
+    public static final int CNI = 0x0C;
     public static final int ERROR = 0x7F;
 
     // header.status: 0 or a Linux errno (<asm-generic/errno-base.h>, <asm-generic/errno.h>)
@@ -81,6 +84,10 @@ public final class Wire {
     public static final int R_ACCEPT = 17;
     public static final int R_SESSION = 18;
     public static final int R_CM_EVENT = 19;
+    public static final int R_CNI_ENV = 20;
+    public static final int R_CNI_STDIN = 21;
+    public static final int R_CNI_RESULT = 22;
+    public static final int R_CNI_STDERR = 23;
 
     // Address families in LISTEN_SPEC, as <sys/socket.h> numbers them.
     public static final int AF_INET = 2;
@@ -113,6 +120,9 @@ public final class Wire {
             case ACCEPT: return "ACCEPT";
             case DISCONNECT: return "DISCONNECT";
             case CM_EVENT: return "CM_EVENT";
+            case POD_REGISTER: return "POD_REGISTER";
+            case POD_UNREGISTER: return "POD_UNREGISTER";
+            case CNI: return "CNI";
             case ERROR: return "ERROR";
             default: return "type-0x" + Integer.toHexString(type);
         }

@@ -71,7 +71,11 @@ final class ControlLab implements AutoCloseable {
     }
 
     ControlServer start(ControlServer.Config config, QueryHandler queries) throws IOException {
-        server = ControlServer.start(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher, discovery, executor, queries);
+        return start(config, queries, null);
+    }
+
+    ControlServer start(ControlServer.Config config, QueryHandler queries, PodHandler pods) throws IOException {
+        server = ControlServer.start(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher, discovery, executor, queries, pods);
         return server;
     }
 

@@ -13,6 +13,7 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.InetAddresses;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -53,6 +54,19 @@ class ProtocolDocTest {
         ex.put("9 REJECT reply", Frame.reply(reject, Wire.OK, List.of()));
         ex.put("10 ERROR", new Frame(Wire.VERSION, Wire.ERROR, Wire.EMSGSIZE, Wire.FORMAT_RECORDS, 0, 0,
                 List.of(Record.text(Wire.R_TEXT, "frame length 1048576 exceeds the limit of 65536"))));
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("CNI_COMMAND", "DEL");
+        env.put("CNI_CONTAINERID", "c1");
+        env.put("CNI_IFNAME", "net1");
+        Frame cni = CniMessages.cniRequest(1, env, "{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"}"
+                .getBytes(StandardCharsets.UTF_8));
+        ex.put("11 CNI", cni);
+        ex.put("12 CNI reply", Frame.reply(cni, Wire.OK, CniMessages.cniReply(new CniReply(0, new byte[0], ""))));
+        Frame unregister = Frame.of(Wire.POD_UNREGISTER, 2, List.of(Record.mandatory(Wire.R_JSON,
+                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\"}".getBytes(StandardCharsets.UTF_8))));
+        ex.put("13 POD_UNREGISTER", unregister);
+        ex.put("14 POD_UNREGISTER reply", Frame.reply(unregister, Wire.OK, List.of(Record.mandatory(Wire.R_JSON,
+                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\",\"removed\":true}".getBytes(StandardCharsets.UTF_8)))));
         return ex;
     }
 
