@@ -255,8 +255,12 @@ start_tcpdump() { # ns pcap-file tcpdump-args... -> sets TCPDUMP_PID
 }
 
 # nlmon capture in NS (its nlmon0) -> sets NLMON_PID
+# -B: with --immediate-mode libpcap uses a TPACKET_V2 ring, and on a non-Ethernet device each
+# frame is the full snaplen (262144 with -s 0), so the default 2 MiB buffer is 8 frames. A dump
+# burst of more than 8 netlink messages before tcpdump (slow under TCG) frees a frame was dropped
+# ("N packets dropped by kernel"). 32 MiB = 128 frames, more than any rtnl capture holds.
 start_nlmon_capture() { # ns file
-  start_tcpdump "$1" "$2" -i nlmon0
+  start_tcpdump "$1" "$2" -B 32768 -i nlmon0
   NLMON_PID=$TCPDUMP_PID
 }
 
