@@ -182,9 +182,9 @@ pin_neigh() { # IP LOWER [CLIENT_DEV]
   x ip $(cns) neigh replace "$1" lladdr "$mac" dev "${3:-vB}" nud permanent
 }
 
-# Runs a command in a namespace. nsenter execs (where `ip netns exec` forks), so a background
-# job's $! is the command itself and can be stopped: a capture left running after we append to
-# its file would overwrite the appended records.
+# Runs a command in a namespace (foreground). Do not start a capture with `in_ns ... &`: a
+# function in the background runs in a bash subshell, $! is that subshell, and a signal to it
+# leaves the command running (see start_tcpdump).
 in_ns() { # ns cmd...   (init = the host namespace)
   local ns=$1; shift
   if [ "$ns" = init ]; then "$@"; else nsenter --net="/run/netns/$ns" "$@"; fi
@@ -237,30 +237,68 @@ all_cm_ids() {
 # other than init, the capture also gets the host's `ip netns list-id target-nsid <nsid>`
 # (RTM_NEWNSID with NETNSA_CURRENT_NSID), captured on init's nlmon0 and appended record by
 # record: that is what maps the pod's own nsids (IFLA_LINK_NETNSID) to namespaces.
-start_nlmon_capture() { # ns file -> sets NLMON_PID
-  local ns=$1 f=$2 i
-  in_ns "$ns" tcpdump --immediate-mode -i nlmon0 -U -s 0 -w "$f" 2> "$f.tcpdump.log" &
-  NLMON_PID=$!
-  for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && return 0; sleep 0.1; done
-  die "tcpdump on nlmon0 in $ns did not start"
+# Captures. `cmd &` on a simple command forks a child that execs cmd, and nsenter --net execs
+# too, so $! is tcpdump itself. (Starting them as `in_ns NS tcpdump ... &` made $! a bash
+# subshell: SIGTERM killed the subshell, tcpdump kept running, and its later writes, at its own
+# file offset, overwrote the host's target-nsid records appended to the pod's capture.)
+start_tcpdump() { # ns pcap-file tcpdump-args... -> sets TCPDUMP_PID
+  local ns=$1 f=$2 i; shift 2
+  if [ "$ns" = init ]; then
+    tcpdump --immediate-mode -U -s 0 -w "$f" "$@" 2> "$f.tcpdump.log" &
+  else
+    nsenter --net="/run/netns/$ns" tcpdump --immediate-mode -U -s 0 -w "$f" "$@" 2> "$f.tcpdump.log" &
+  fi
+  TCPDUMP_PID=$!
+  for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && break; sleep 0.1; done
+  grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null || die "tcpdump $* in $ns did not start: $(cat "$f.tcpdump.log" 2>/dev/null)"
+  [ "$(cat "/proc/$TCPDUMP_PID/comm" 2>/dev/null)" = tcpdump ] || die "pid $TCPDUMP_PID (tcpdump $* in $ns) is $(cat "/proc/$TCPDUMP_PID/comm" 2>/dev/null || echo gone), not tcpdump"
 }
+
+# nlmon capture in NS (its nlmon0) -> sets NLMON_PID
+# -B: with --immediate-mode libpcap uses a TPACKET_V2 ring, and on a non-Ethernet device each
+# frame is the full snaplen (262144 with -s 0), so the default 2 MiB buffer is 8 frames. A dump
+# burst of more than 8 netlink messages before tcpdump (slow under TCG) frees a frame was dropped
+# ("N packets dropped by kernel"). 32 MiB = 128 frames, more than any rtnl capture holds.
+start_nlmon_capture() { # ns file
+  start_tcpdump "$1" "$2" -B 32768 -i nlmon0
+  NLMON_PID=$TCPDUMP_PID
+}
+
+running() { # pid: true while the process exists and is not a zombie
+  local st; st=$(ps -o stat= -p "$1" 2>/dev/null) || return 1
+  case $st in Z*) return 1 ;; esac
+}
+
+# Stops a capture started by start_tcpdump and reaps it. Waits first until the file stops
+# growing (TCG is slow, and tcpdump writes a packet only after reading it), then SIGINT, which
+# tcpdump handles (it installs its own handler, so bash's SIG_IGN for background jobs does not
+# matter): it breaks its loop, flushes, closes the file and exits 0. Returns non-zero if tcpdump
+# needed SIGTERM/SIGKILL or exited with an error.
 stop_capture() { # pid [file]
-  # Wait until the capture file stops growing (TCG is slow, and tcpdump writes a packet only
-  # after reading it), then SIGTERM, not SIGINT: a background job of a non-interactive shell
-  # ignores SIGINT.
-  local i last=-1 now
+  local pid=$1 f=${2:-} i last=-1 now rc
+  [ "$(cat "/proc/$pid/comm" 2>/dev/null)" = tcpdump ] || { log "stop_capture: pid $pid is not a tcpdump"; return 1; }
   sleep 0.5
-  if [ -n "${2:-}" ]; then
+  if [ -n "$f" ]; then
     for i in $(seq 1 30); do
-      now=$(stat -c %s "$2" 2>/dev/null || echo 0)
+      now=$(stat -c %s "$f" 2>/dev/null || echo 0)
       [ "$now" = "$last" ] && [ "$now" -gt 24 ] && break
       last=$now; sleep 0.5
     done
   fi
-  kill -TERM "$1" 2>/dev/null || true
-  for i in $(seq 1 50); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
-  kill -KILL "$1" 2>/dev/null || true
-  wait "$1" 2>/dev/null || true
+  kill -INT "$pid" 2>/dev/null || true
+  for i in $(seq 1 100); do running "$pid" || break; sleep 0.1; done
+  if running "$pid"; then
+    log "stop_capture: tcpdump $pid ignored SIGINT for 10 s; SIGTERM"
+    kill -TERM "$pid" 2>/dev/null || true
+    for i in $(seq 1 50); do running "$pid" || break; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null
+    return 1
+  fi
+  wait "$pid" 2>/dev/null; rc=$?
+  [ -z "$f" ] || tail -3 "$f.tcpdump.log" 2>/dev/null | sed "s|^|[tcpdump $pid] |"
+  [ "$rc" = 0 ] || { log "stop_capture: tcpdump $pid exited $rc"; return 1; }
+  ! grep -q '^[1-9][0-9]* packets dropped by kernel' "$f.tcpdump.log" 2>/dev/null || { log "stop_capture: tcpdump $pid: the kernel dropped packets"; return 1; }
 }
 
 record_rtnl() {
@@ -276,20 +314,26 @@ record_rtnl() {
     in_ns "$ns" ip addr show > /dev/null
     in_ns "$ns" ip route show table all > /dev/null
     in_ns "$ns" ip netns list-id > /dev/null
-    stop_capture "$NLMON_PID" "$f"
+    stop_capture "$NLMON_PID" "$f" || die "the nlmon capture in $ns did not stop cleanly"
     if [ "$ns" != init ]; then
+      # The host's nlmon0 is captured for the whole host-side step: started (and "listening")
+      # before the command, stopped with SIGINT and reaped after it; only then is it appended.
       hostnsid=$(ip netns list-id | awk -v n="$ns" '$5 == n")" || $NF == n")" {print $2}')
       if [ -n "$hostnsid" ]; then
         start_nlmon_capture init "$f.target"
         ip netns list-id target-nsid "$hostnsid" > "$OUT/nsids/$ns.target.txt" 2>&1
-        stop_capture "$NLMON_PID" "$f.target"
+        stop_capture "$NLMON_PID" "$f.target" || die "the host's nlmon capture for $ns did not stop cleanly"
         [ "$(stat -c %s "$f.target")" -gt 24 ] || die "the host's target-nsid capture for $ns is empty"
+        local before; before=$(stat -c %s "$f")
         tail -c +25 "$f.target" >> "$f"   # pcap records after the 24-byte global header
+        [ "$(stat -c %s "$f")" = $(( before + $(stat -c %s "$f.target") - 24 )) ] || die "appending the host's records to $f"
         rm -f "$f.target"
       fi
     fi
     rm -f "$f.tcpdump.log" "$f.target.tcpdump.log"
   done
+  # Every capture must be gone before the nlmon0s are deleted (a live one would record that too).
+  ! pgrep -x tcpdump > /dev/null || die "tcpdump still running after the rtnl captures: $(pgrep -a -x tcpdump | tr '\n' ' ')"
   for ns in $(all_namespaces); do in_ns "$ns" ip link del nlmon0; done
 }
 
@@ -358,14 +402,14 @@ record() {
 # The client side's capture, on the client's device(s): CAPTURE_DEVS (default vB). With several
 # devices, each gets cm.<dev>.pcap and assemble merges them (mergecap) into cm.pcap.
 CAPTURE_PIDS=()
+CAPTURE_FILES=()
 start_cm_capture() {
-  local devs=(${CAPTURE_DEVS:-vB}) dev f i
+  local devs=(${CAPTURE_DEVS:-vB}) dev f
   for dev in "${devs[@]}"; do
     if [ ${#devs[@]} = 1 ]; then f="$OUT/cm.pcap"; else f="$OUT/cm.$dev.pcap"; fi
-    in_ns "$CLIENT_NS" tcpdump --immediate-mode -i "$dev" -U -s 0 -w "$f" 'udp port 4791 or (vlan and udp port 4791)' 2> "$f.tcpdump.log" &
-    CAPTURE_PIDS+=($!)
-    for i in $(seq 1 100); do grep -q 'listening on' "$f.tcpdump.log" 2>/dev/null && break; sleep 0.1; done
-    grep -q 'listening on' "$f.tcpdump.log" || die "tcpdump on $dev in $CLIENT_NS did not start"
+    start_tcpdump "$CLIENT_NS" "$f" -i "$dev" 'udp port 4791 or (vlan and udp port 4791)'
+    CAPTURE_PIDS+=("$TCPDUMP_PID")
+    CAPTURE_FILES+=("$f")
   done
 }
 
@@ -394,8 +438,10 @@ connect() {
 
 # Called by main.sh after the scenario (also when it failed).
 finish() {
-  for p in "${CAPTURE_PIDS[@]:-}"; do [ -n "$p" ] && stop_capture "$p"; done
-  local p ns
+  local i p ns
+  for i in "${!CAPTURE_PIDS[@]}"; do
+    stop_capture "${CAPTURE_PIDS[$i]}" "${CAPTURE_FILES[$i]}" || log "warning: the client capture ${CAPTURE_FILES[$i]} did not stop cleanly"
+  done
   # `ip netns exec` forks: the listener is a child of the pid we know, so kill by namespace too.
   for p in "${SERVER_PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done
   for ns in $(ip netns list | awk '{print $1}'); do
