@@ -113,9 +113,9 @@ final class RouteCheck {
     private static List<Route> candidates(NetnsState ns, int table, InetAddress ip, int bits) {
         List<Route> out = new ArrayList<>(4);
         boolean v4 = ip instanceof Inet4Address;
-        for (Route r : ns.routes()) {
+        for (Route r : ns.routes(table, v4)) {
             // The flow's TOS is 0, so routes with a TOS selector never match (fib_table_lookup, fa_tos).
-            if (r.table() != table || (r.family() == 2) != v4 || r.tos() != 0) {
+            if (r.tos() != 0) {
                 continue;
             }
             if (r.dst() == null ? r.dstLen() == 0 : contains(r.dst(), r.dstLen(), ip, bits)) {
