@@ -16,6 +16,11 @@ public record RdmaDevice(String name, long nodeGuid, boolean soft, NetnsId netns
     }
 
     public Optional<RdmaPort> port(int number) {
-        return ports.stream().filter(p -> p.number() == number).findFirst();
+        for (RdmaPort p : ports) { // on every uncached resolve: no stream pipeline
+            if (p.number() == number) {
+                return Optional.of(p);
+            }
+        }
+        return Optional.empty();
     }
 }

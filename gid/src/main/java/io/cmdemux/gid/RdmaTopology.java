@@ -19,7 +19,12 @@ public record RdmaTopology(long generation, NetnsMode netnsMode, List<RdmaDevice
     }
 
     public Optional<RdmaDevice> device(String name) {
-        return devices.stream().filter(d -> d.name().equals(name)).findFirst();
+        for (RdmaDevice d : devices) { // on every uncached resolve: no stream pipeline
+            if (d.name().equals(name)) {
+                return Optional.of(d);
+            }
+        }
+        return Optional.empty();
     }
 
     public Optional<RdmaPort> port(String device, int port) {

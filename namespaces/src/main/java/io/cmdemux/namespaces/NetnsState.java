@@ -3,11 +3,9 @@ package io.cmdemux.namespaces;
 import io.cmdemux.netdev.Address;
 import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.Route;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
-import java.util.TreeMap;
 
 /**
  * Everything known about one namespace at one moment. Immutable.
@@ -29,14 +27,19 @@ public record NetnsState(
 
     public NetnsState {
         names = List.copyOf(names);
-        links = Collections.unmodifiableSortedMap(new TreeMap<>(links));
+        links = LinksByIfindex.of(links);
         addresses = List.copyOf(addresses);
-        routes = List.copyOf(routes);
+        routes = RoutesByTable.of(routes);
         peers = Map.copyOf(peers);
     }
 
     public Link link(int ifindex) {
-        return links.get(ifindex);
+        return ((LinksByIfindex) links).link(ifindex);
+    }
+
+    /** The routes of one table that are AF_INET ({@code inet}) or not (AF_INET6), in dump order. */
+    public List<Route> routes(int table, boolean inet) {
+        return ((RoutesByTable) routes).inTable(table, inet);
     }
 
     public Link linkByName(String name) {

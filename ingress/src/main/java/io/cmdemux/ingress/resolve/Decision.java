@@ -34,7 +34,7 @@ public record Decision(
     public static final int SIDR_REJECT = 2;
 
     public Decision {
-        trace = List.copyOf(trace);
+        trace = trace instanceof RenderedOnDemand ? trace : List.copyOf(trace);
     }
 
     /** The same answer, ignoring the trace wording: outcome, reason, netdev, namespace, listener. */

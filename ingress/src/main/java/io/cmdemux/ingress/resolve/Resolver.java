@@ -37,8 +37,14 @@ import java.util.Set;
 public final class Resolver {
     private Resolver() {}
 
+    /** The decision; its trace is written when first read (see {@link RenderedOnDemand}). */
     public static Decision resolve(HostState state, PacketMeta meta, ResolverMode mode) {
-        return new Walk(state, meta, mode).run();
+        return new Walk(state, meta, mode, false).run();
+    }
+
+    /** The same walk, writing its trace as it goes. */
+    static Decision resolveTraced(HostState state, PacketMeta meta, ResolverMode mode) {
+        return new Walk(state, meta, mode, true).run();
     }
 
     /**
@@ -54,7 +60,7 @@ public final class Resolver {
         int ipVersion = ip == null ? 0 : ip instanceof java.net.Inet4Address ? 4 : 6;
         PacketMeta meta = new PacketMeta(new IngressKey(device, port, gid.lo(), pkey), NetworkType.IB, gid, gid, null,
                 pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0);
-        return new Walk(state, meta, ResolverMode.KERNEL).netdevOnly();
+        return new Walk(state, meta, ResolverMode.KERNEL, true).netdevOnly();
     }
 
     /**
@@ -69,36 +75,53 @@ public final class Resolver {
         }
     }
 
-    /** One resolution: holds the trace while it is built. */
     /** How many uppers a trace step lists as passed over; the rest are only counted by the picture's caption. */
     public static final int TURNED_DOWN_KEPT = 32;
 
+    /**
+     * One resolution. With {@code tracing} it writes each step down as it goes; without, it only
+     * answers, and every piece of text that feeds nothing but the trace is left unwritten. Both
+     * take the same branches, so the answer never depends on whether the trace is written.
+     */
     private static final class Walk {
         private final HostState state;
         private final TopologySnapshot topo;
         private final PacketMeta meta;
         private final ResolverMode mode;
-        private final List<TraceStep> trace = new ArrayList<>();
+        private final boolean tracing;
+        private final List<TraceStep> trace;
 
-        Walk(HostState state, PacketMeta meta, ResolverMode mode) {
+        Walk(HostState state, PacketMeta meta, ResolverMode mode, boolean tracing) {
             this.state = state;
             this.topo = state.topology();
             this.meta = meta;
             this.mode = mode;
+            this.tracing = tracing;
+            this.trace = tracing ? new ArrayList<>() : List.of();
         }
 
+        /** What the decision carries: the steps written, or a trace written when first read. */
+        private List<TraceStep> trace() {
+            return tracing ? trace : new RenderedOnDemand(state, meta, mode);
+        }
+
+        // Callers on the common path test {@code tracing} first, so that the text is not even built.
         private void step(String step, String fn, String detail, List<String> candidates, String chosen, String why) {
-            trace.add(new TraceStep(step, fn, detail, candidates, chosen, why));
+            if (tracing) {
+                trace.add(new TraceStep(step, fn, detail, candidates, chosen, why));
+            }
         }
 
         /** A step that moves the walk to {@code at} (null: it stays) and chose among {@code options}. */
         private void step(String step, String fn, String detail, List<String> candidates, String chosen, String why, TraceRef at,
                 List<TraceCandidate> options) {
-            trace.add(new TraceStep(step, fn, detail, candidates, chosen, why, at, options));
+            if (tracing) {
+                trace.add(new TraceStep(step, fn, detail, candidates, chosen, why, at, options));
+            }
         }
 
         private Decision drop(String reason, LinkRef netdev) {
-            return new Decision(Decision.Outcome.DROP, null, reason, netdev, netdev == null ? null : netdev.netns(), null, mode, trace, topo.generation());
+            return new Decision(Decision.Outcome.DROP, null, reason, netdev, netdev == null ? null : netdev.netns(), null, mode, trace(), topo.generation());
         }
 
         private Decision reject(int reason, LinkRef netdev, NetnsId ns) {
@@ -107,9 +130,9 @@ public final class Resolver {
                 int status = reason == Decision.REJ_INVALID_SERVICE_ID ? Decision.SIDR_UNSUPPORTED : Decision.SIDR_REJECT;
                 step("sidr-rep", "cm_reject_sidr_req", "a SIDR REQ is answered with a SIDR_REP, not a REJ", List.of(), "status " + status,
                         status == Decision.SIDR_UNSUPPORTED ? "IB_SIDR_UNSUPPORTED: no listener for the service ID" : "IB_SIDR_REJECT");
-                return new Decision(Decision.Outcome.REJECT, status, null, netdev, ns, null, mode, trace, topo.generation());
+                return new Decision(Decision.Outcome.REJECT, status, null, netdev, ns, null, mode, trace(), topo.generation());
             }
-            return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace, topo.generation());
+            return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace(), topo.generation());
         }
 
         NetdevLookup netdevOnly() {
@@ -147,10 +170,12 @@ public final class Resolver {
                 return drop("no RDMA port " + key.device() + "/" + key.port() + " on this host", null);
             }
             RdmaPort port = portOpt.get();
-            step("ingress-port", "cm_recv_handler", key.device() + " port " + key.port() + (port.roce() ? " (RoCE)" : " (InfiniBand)")
-                    + ", P_Key 0x" + Integer.toHexString(meta.pkey()) + ", service ID 0x" + Long.toHexString(meta.serviceId()),
-                    List.of(), key.device() + "/" + key.port(), "the request arrived here", new TraceRef.Port(key.device(), key.port()), List.of());
-            if (meta.bthPkey() != meta.pkey()) {
+            if (tracing) {
+                step("ingress-port", "cm_recv_handler", key.device() + " port " + key.port() + (port.roce() ? " (RoCE)" : " (InfiniBand)")
+                        + ", P_Key 0x" + Integer.toHexString(meta.pkey()) + ", service ID 0x" + Long.toHexString(meta.serviceId()),
+                        List.of(), key.device() + "/" + key.port(), "the request arrived here", new TraceRef.Port(key.device(), key.port()), List.of());
+            }
+            if (tracing && meta.bthPkey() != meta.pkey()) {
                 step("pkey-mismatch", "cma_save_req_info", "BTH P_Key 0x" + Integer.toHexString(meta.bthPkey())
                         + " vs REQ P_Key 0x" + Integer.toHexString(meta.pkey()), List.of(), null,
                         "the kernel only warns (pr_warn_ratelimited) and goes on with the REQ's P_Key");
@@ -170,11 +195,13 @@ public final class Resolver {
             Optional<PortSpace> ps = meta.portSpace();
             Listener anyListener = ps.isEmpty() ? null
                     : state.listeners().firstListening(ps.get(), meta.port(), l -> deviceUsable(device.get(), l));
-            step("ib-cm-listen", "cm_match_req / cm_find_listen",
-                    "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.cliName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
-                    List.of(), anyListener == null ? null : describe(anyListener),
-                    anyListener == null ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
-                            : "an ib_cm listener exists for this service ID on this device");
+            if (tracing) {
+                step("ib-cm-listen", "cm_match_req / cm_find_listen",
+                        "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.cliName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
+                        List.of(), anyListener == null ? null : describe(anyListener),
+                        anyListener == null ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
+                                : "an ib_cm listener exists for this service ID on this device");
+            }
             if (anyListener == null) {
                 return reject(Decision.REJ_INVALID_SERVICE_ID, null, null);
             }
@@ -191,8 +218,10 @@ public final class Resolver {
                 step("cma-header", "cma_save_ip_info", "IP version nibble " + meta.ipVersion(), List.of(), null,
                         "not 4 or 6: -EAFNOSUPPORT, treated as an AF_IB request with no net device; the host namespace decides");
             } else {
-                step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp())
-                        + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null, "an IP request");
+                if (tracing) {
+                    step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp())
+                            + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null, "an IP request");
+                }
                 netdev = mode == ResolverMode.KERNEL ? kernelNetdev(port, gidEntry) : netstackNetdev(port);
                 if (netdev == null) {
                     if (mode == ResolverMode.NETSTACK && lastDropReason != null) {
@@ -211,10 +240,12 @@ public final class Resolver {
                             l.name() + " is not IFF_UP: -EHOSTUNREACH, REJ 28");
                     return reject(Decision.REJ_CONSUMER_DEFINED, netdev, netdev.netns());
                 }
-                RouteCheck.Result rc = RouteCheck.validate(ns, l, meta.dstIp(), meta.srcIp());
-                step("validate-net-dev", "validate_net_dev", "route from " + text(meta.dstIp()) + " to " + text(meta.srcIp())
-                        + " with oif " + l.name() + " in " + ns.displayName(), List.of(), rc.ok() ? l.name() : null, rc.why(),
-                        new TraceRef.Netdev(netdev), List.of());
+                RouteCheck.Result rc = RouteCheck.validate(ns, l, meta.dstIp(), meta.srcIp(), tracing);
+                if (tracing) {
+                    step("validate-net-dev", "validate_net_dev", "route from " + text(meta.dstIp()) + " to " + text(meta.srcIp())
+                            + " with oif " + l.name() + " in " + ns.displayName(), List.of(), rc.ok() ? l.name() : null, rc.why(),
+                            new TraceRef.Netdev(netdev), List.of());
+                }
                 if (!rc.ok()) {
                     return reject(Decision.REJ_CONSUMER_DEFINED, netdev, netdev.netns());
                 }
@@ -222,38 +253,49 @@ public final class Resolver {
 
             // 4. The namespace and its bind list.
             NetnsId nsId = netdev != null ? netdev.netns() : topo.host();
-            NetnsState ns = topo.namespace(nsId);
-            String nsName = ns == null ? nsId.toString() : ns.displayName();
-            step("netns", "cma_ps_find", netdev != null ? "dev_net(" + linkName(netdev) + ")" : "no net device: init_net",
-                    List.of(), nsName, netdev != null ? "the namespace of the final net device" : "AF_IB requests belong to the host namespace",
-                    new TraceRef.Namespace(nsId), List.of());
+            String nsName = null;
+            if (tracing) {
+                NetnsState ns = topo.namespace(nsId);
+                nsName = ns == null ? nsId.toString() : ns.displayName();
+                step("netns", "cma_ps_find", netdev != null ? "dev_net(" + linkName(netdev) + ")" : "no net device: init_net",
+                        List.of(), nsName, netdev != null ? "the namespace of the final net device" : "AF_IB requests belong to the host namespace",
+                        new TraceRef.Namespace(nsId), List.of());
+            }
             if (ps.isEmpty()) {
                 step("bind-list", "cma_ps_find", "service ID 0x" + Long.toHexString(meta.serviceId()), List.of(), null, "not an rdma_cm port space");
                 return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
             }
             List<Listener> bindList = state.listeners().bindList(nsId, ps.get(), meta.port());
             if (bindList.isEmpty()) {
-                step("bind-list", "cma_ps_find", ps.get().cliName() + " port " + meta.port() + " in " + nsName, List.of(), null,
-                        "nobody listens there: cma_find_listener gets no bind list, -EINVAL, REJ 28");
+                if (tracing) {
+                    step("bind-list", "cma_ps_find", ps.get().cliName() + " port " + meta.port() + " in " + nsName, List.of(), null,
+                            "nobody listens there: cma_find_listener gets no bind list, -EINVAL, REJ 28");
+                }
                 return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
             }
 
             // 5. cma_find_listener: newest bind first.
-            List<String> tried = new ArrayList<>();
-            List<TraceCandidate> triedRefs = new ArrayList<>();
+            List<String> tried = tracing ? new ArrayList<>() : null;
+            List<TraceCandidate> triedRefs = tracing ? new ArrayList<>() : null;
             for (Listener l : bindList) {
                 String why = listenerMismatch(l, device.get(), netdev);
-                tried.add(describe(l) + (why == null ? "" : " — " + why));
-                triedRefs.add(new TraceCandidate(new TraceRef.Listen(l), why));
+                if (tracing) {
+                    tried.add(describe(l) + (why == null ? "" : " — " + why));
+                    triedRefs.add(new TraceCandidate(new TraceRef.Listen(l), why));
+                    if (why == null) {
+                        step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
+                                "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)",
+                                new TraceRef.Listen(l), triedRefs);
+                    }
+                }
                 if (why == null) {
-                    step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
-                            "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)",
-                            new TraceRef.Listen(l), triedRefs);
-                    return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace, topo.generation());
+                    return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace(), topo.generation());
                 }
             }
-            step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, null,
-                    "no listener matches: -EINVAL, REJ 28", null, triedRefs);
+            if (tracing) {
+                step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, null,
+                        "no listener matches: -EINVAL, REJ 28", null, triedRefs);
+            }
             return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
         }
 
@@ -265,15 +307,23 @@ public final class Resolver {
          * tagged, with the same VID.
          */
         private GidEntry matchGid(RdmaPort port) {
-            List<String> cands = new ArrayList<>();
-            List<TraceCandidate> refs = new ArrayList<>();
+            List<String> cands = tracing ? new ArrayList<>() : null;
+            List<TraceCandidate> refs = tracing ? new ArrayList<>() : null;
             GidEntry chosen = null;
             for (GidEntry e : port.entriesFor(meta.dgid())) {
+                boolean typeOk = e.type() == meta.networkType().gidType();
+                boolean vlanOk = meta.vlan().isPresent() == e.vlanId().isPresent()
+                        && (meta.vlan().isEmpty() || meta.vlan().getAsInt() == e.vlanId().getAsInt());
+                if (!tracing) {
+                    if (typeOk && vlanOk) {
+                        return e; // the lowest matching index; the rest only shade the trace
+                    }
+                    continue;
+                }
                 String why = null;
-                if (e.type() != meta.networkType().gidType()) {
+                if (!typeOk) {
                     why = "type " + e.type().text();
-                } else if (meta.vlan().isPresent() != e.vlanId().isPresent()
-                        || (meta.vlan().isPresent() && meta.vlan().getAsInt() != e.vlanId().getAsInt())) {
+                } else if (!vlanOk) {
                     why = e.vlanId().isPresent() ? "ndev is vlan " + e.vlanId().getAsInt() : "ndev is not a vlan device";
                 }
                 cands.add("index " + e.index() + " ndev " + linkName(e.ndev()) + (why == null ? "" : " — " + why));
@@ -284,6 +334,9 @@ public final class Resolver {
                 } else {
                     refs.add(new TraceCandidate(ref, why != null ? why : "shadowed by index " + chosen.index() + ": the lowest matching index wins"));
                 }
+            }
+            if (!tracing) {
+                return null;
             }
             step("gid-match", "ib_init_ah_attr_from_wc / rdma_find_gid_by_filter",
                     "destination " + meta.dgid() + ", " + meta.networkType().gidType().text() + vlanText(), cands,
@@ -299,9 +352,11 @@ public final class Resolver {
         private LinkRef kernelNetdev(RdmaPort port, GidEntry gidEntry) {
             if (port.roce()) {
                 LinkRef ndev = gidEntry.ndev();
-                step("net-dev", "roce_get_net_dev_by_cm_event", "gid_attr ndev of index " + gidEntry.index(), List.of(),
-                        ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev",
-                        ndev == null ? null : new TraceRef.Netdev(ndev), List.of());
+                if (tracing) {
+                    step("net-dev", "roce_get_net_dev_by_cm_event", "gid_attr ndev of index " + gidEntry.index(), List.of(),
+                            ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev",
+                            ndev == null ? null : new TraceRef.Netdev(ndev), List.of());
+                }
                 return ndev;
             }
             return ipoibNetdev(port);
@@ -311,26 +366,30 @@ public final class Resolver {
 
         private LinkRef ipoibNetdev(RdmaPort port) {
             OptionalInt pkeyIndex = port.pkeys().indexOf(meta.pkey());
-            step("pkey-index", "ib_find_cached_pkey", "P_Key 0x" + Integer.toHexString(meta.pkey()),
-                    port.pkeys().pkeys().stream().map(p -> String.format("0x%04x", p)).toList(),
-                    pkeyIndex.isPresent() ? "index " + pkeyIndex.getAsInt() : null,
-                    pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28",
-                    pkeyIndex.isPresent() ? new TraceRef.PkeyIndex(meta.key().device(), meta.key().port(), pkeyIndex.getAsInt()) : null, List.of());
+            if (tracing) {
+                step("pkey-index", "ib_find_cached_pkey", "P_Key 0x" + Integer.toHexString(meta.pkey()),
+                        port.pkeys().pkeys().stream().map(p -> String.format("0x%04x", p)).toList(),
+                        pkeyIndex.isPresent() ? "index " + pkeyIndex.getAsInt() : null,
+                        pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28",
+                        pkeyIndex.isPresent() ? new TraceRef.PkeyIndex(meta.key().device(), meta.key().port(), pkeyIndex.getAsInt()) : null, List.of());
+            }
             if (pkeyIndex.isEmpty()) {
                 return null;
             }
             List<LinkRef> order = ipoibOrder(port);
             // L2: pkey index and GID. Children share the parent's GID, so this is often ambiguous.
-            List<String> l2 = new ArrayList<>();
-            List<TraceCandidate> l2Refs = new ArrayList<>();
+            List<String> l2 = tracing ? new ArrayList<>() : null;
+            List<TraceCandidate> l2Refs = tracing ? new ArrayList<>() : null;
             List<LinkRef> l2Matches = new ArrayList<>();
             for (LinkRef d : order) {
                 Link l = topo.link(d);
                 boolean pk = ipoibPkeyIndex(port, l).equals(pkeyIndex);
                 boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
-                String no = (pk ? "" : " — P_Key index differs") + (gid ? "" : " — GID differs");
-                l2.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
-                l2Refs.add(new TraceCandidate(new TraceRef.Netdev(d), no.isEmpty() ? null : no.substring(3)));
+                if (tracing) {
+                    String no = (pk ? "" : " — P_Key index differs") + (gid ? "" : " — GID differs");
+                    l2.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
+                    l2Refs.add(new TraceCandidate(new TraceRef.Netdev(d), no.isEmpty() ? null : no.substring(3)));
+                }
                 if (pk && gid) {
                     l2Matches.add(d);
                     if (l2Matches.size() > 1) {
@@ -341,21 +400,27 @@ public final class Resolver {
             if (l2Matches.size() == 1) {
                 LinkRef dev = l2Matches.get(0);
                 LinkRef result = topo.masterOf(dev).orElse(dev);
-                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2,
-                        linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)",
-                        new TraceRef.Netdev(result), l2Refs);
+                if (tracing) {
+                    step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2,
+                            linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)",
+                            new TraceRef.Netdev(result), l2Refs);
+                }
                 return result;
             }
             if (l2Matches.isEmpty()) {
-                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
-                        "no IPoIB device matches: no net device, REJ 28", null, l2Refs);
+                if (tracing) {
+                    step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+                            "no IPoIB device matches: no net device, REJ 28", null, l2Refs);
+                }
                 return null;
             }
-            step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
-                    "two or more match: try the destination IP (L3 pass)", null, l2Refs);
+            if (tracing) {
+                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+                        "two or more match: try the destination IP (L3 pass)", null, l2Refs);
+            }
             // L3: the first matching device, or upper of it at any depth, that owns the IP in its own namespace.
-            List<String> l3 = new ArrayList<>();
-            List<TraceCandidate> l3Refs = new ArrayList<>();
+            List<String> l3 = tracing ? new ArrayList<>() : null;
+            List<TraceCandidate> l3Refs = tracing ? new ArrayList<>() : null;
             LinkRef first = null;
             int matches = 0;
             for (LinkRef d : order) {
@@ -364,9 +429,11 @@ public final class Resolver {
                     continue;
                 }
                 LinkRef owner = ownsIp(d) ? d : firstUpperOwning(d);
-                l3.add(l.name() + (owner == null ? " — neither it nor an upper holds " + text(meta.dstIp()) : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
-                l3Refs.add(new TraceCandidate(new TraceRef.Netdev(owner == null ? d : owner), owner == null ? "neither it nor an upper holds " + text(meta.dstIp())
-                        : first != null ? "holds it too, but the first in the list wins (duplicate IP address detected)" : null));
+                if (tracing) {
+                    l3.add(l.name() + (owner == null ? " — neither it nor an upper holds " + text(meta.dstIp()) : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
+                    l3Refs.add(new TraceCandidate(new TraceRef.Netdev(owner == null ? d : owner), owner == null ? "neither it nor an upper holds " + text(meta.dstIp())
+                            : first != null ? "holds it too, but the first in the list wins (duplicate IP address detected)" : null));
+                }
                 if (owner != null) {
                     matches++;
                     if (first == null) {
@@ -377,10 +444,12 @@ public final class Resolver {
                     }
                 }
             }
-            step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3, first == null ? null : linkName(first),
-                    first == null ? "no device holds the address: no net device, REJ 28"
-                            : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address",
-                    first == null ? null : new TraceRef.Netdev(first), l3Refs);
+            if (tracing) {
+                step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3, first == null ? null : linkName(first),
+                        first == null ? "no device holds the address: no net device, REJ 28"
+                                : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address",
+                        first == null ? null : new TraceRef.Netdev(first), l3Refs);
+            }
             return first;
         }
 
@@ -468,8 +537,8 @@ public final class Resolver {
             if (ns == null || meta.dstIp() == null) {
                 return false;
             }
-            for (Address a : ns.addressesOf(dev.ifindex())) {
-                if (a.address().equals(meta.dstIp())) {
+            for (Address a : ns.addresses()) { // addressesOf(ifindex), without a list per call
+                if (a.ifindex() == dev.ifindex() && a.address().equals(meta.dstIp())) {
                     boolean tentative = a.address() instanceof Inet6Address && (a.flags() & (Address.IFA_F_TENTATIVE | Address.IFA_F_DADFAILED)) != 0;
                     return !tentative;
                 }
@@ -494,8 +563,10 @@ public final class Resolver {
                     step("rx-start", "netif_receive_skb", "RoCE port net device", List.of(), null, "the port has no net device");
                     return null;
                 }
-                step("rx-start", "netif_receive_skb", "frame to " + (meta.dmac() == null ? "(MAC unknown)" : meta.dmac().toString()) + vlanText(),
-                        List.of(), linkName(dev), "the port's net device receives the frame", new TraceRef.Netdev(dev), List.of());
+                if (tracing) {
+                    step("rx-start", "netif_receive_skb", "frame to " + (meta.dmac() == null ? "(MAC unknown)" : meta.dmac().toString()) + vlanText(),
+                            List.of(), linkName(dev), "the port's net device receives the frame", new TraceRef.Netdev(dev), List.of());
+                }
             } else {
                 dev = ipoibRxDevice(port);
                 if (dev == null) {
@@ -510,9 +581,11 @@ public final class Resolver {
                     Link m = topo.link(master.get());
                     if (m != null && m.info() instanceof LinkInfo.Bond b) {
                         boolean active = b.activeSlave() == 0 || b.activeSlave() == dev.ifindex() || b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP;
-                        step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")", List.of(),
-                                active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it",
-                                active ? new TraceRef.Netdev(master.get()) : null, List.of());
+                        if (tracing) {
+                            step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")", List.of(),
+                                    active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it",
+                                    active ? new TraceRef.Netdev(master.get()) : null, List.of());
+                        }
                         if (!active) {
                             lastDropReason = "frame arrived on inactive bond slave " + l.name();
                             return null;
@@ -522,9 +595,11 @@ public final class Resolver {
                     }
                     if (m != null && "bridge".equals(m.kind())) {
                         boolean local = meta.dmac() != null && meta.dmac().equals(m.mac());
-                        step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(), local ? m.name() : null,
-                                local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it",
-                                local ? new TraceRef.Netdev(master.get()) : null, List.of());
+                        if (tracing) {
+                            step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(), local ? m.name() : null,
+                                    local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it",
+                                    local ? new TraceRef.Netdev(master.get()) : null, List.of());
+                        }
                         if (!local) {
                             lastDropReason = "bridged past " + m.name() + ": the frame is not for a local device";
                             return null;
@@ -535,22 +610,26 @@ public final class Resolver {
                 }
                 if (vlanPending) {
                     LinkRef vdev = null;
-                    List<String> c = new ArrayList<>();
-                    List<TraceCandidate> refs = new ArrayList<>();
+                    List<String> c = tracing ? new ArrayList<>() : null;
+                    List<TraceCandidate> refs = tracing ? new ArrayList<>() : null;
                     for (LinkRef k : topo.childrenOf(dev)) {
                         Link kl = topo.link(k);
                         if (kl != null && kl.info() instanceof LinkInfo.Vlan v) {
-                            c.add(kl.name() + " vid " + v.id());
                             boolean hit = v.id() == meta.vlan().getAsInt();
-                            refs.add(new TraceCandidate(new TraceRef.Netdev(k), hit ? null : "VID " + v.id()));
+                            if (tracing) {
+                                c.add(kl.name() + " vid " + v.id());
+                                refs.add(new TraceCandidate(new TraceRef.Netdev(k), hit ? null : "VID " + v.id()));
+                            }
                             if (hit && (vdev == null || k.ifindex() < vdev.ifindex())) {
                                 vdev = k;
                             }
                         }
                     }
-                    step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c, vdev == null ? null : linkName(vdev),
-                            vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame",
-                            vdev == null ? null : new TraceRef.Netdev(vdev), refs);
+                    if (tracing) {
+                        step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c, vdev == null ? null : linkName(vdev),
+                                vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame",
+                                vdev == null ? null : new TraceRef.Netdev(vdev), refs);
+                    }
                     if (vdev == null) {
                         lastDropReason = "no vlan device for VID " + meta.vlan().getAsInt() + " on " + l.name();
                         return null;
@@ -560,33 +639,44 @@ public final class Resolver {
                     continue;
                 }
                 // The rx handlers pick a child by destination MAC (macvlan) or IP (ipvlan); look those up, don't scan.
+                // Untraced, the first claimant ends each scan: the rest only fill the trace.
                 LinkRef next = null;
-                List<String> c = new ArrayList<>();
-                List<TraceCandidate> refs = new ArrayList<>();
+                List<String> c = tracing ? new ArrayList<>() : null;
+                List<TraceCandidate> refs = tracing ? new ArrayList<>() : null;
                 String how = null;
                 if (meta.dmac() != null) {
                     for (LinkRef k : topo.byMac(meta.dmac())) {
+                        if (next != null && !tracing) {
+                            break;
+                        }
                         Link kl = topo.link(k);
                         if (kl != null && kl.info() instanceof LinkInfo.Macvlan && dev.equals(topo.parentOf(k).orElse(null))) {
-                            c.add(kl.name() + " macvlan " + kl.mac());
-                            refs.add(new TraceCandidate(new TraceRef.Netdev(k), next == null ? null : "an earlier upper took the frame"));
+                            if (tracing) {
+                                c.add(kl.name() + " macvlan " + kl.mac());
+                                refs.add(new TraceCandidate(new TraceRef.Netdev(k), next == null ? null : "an earlier upper took the frame"));
+                            }
                             if (next == null) {
                                 next = k;
-                                how = "macvlan_handle_frame: destination MAC " + meta.dmac();
+                                how = tracing ? "macvlan_handle_frame: destination MAC " + meta.dmac() : null;
                             }
                         }
                     }
                 }
                 if (next == null) {
                     for (io.cmdemux.namespaces.AddressRef owner : topo.byIp(meta.dstIp())) {
+                        if (next != null && !tracing) {
+                            break;
+                        }
                         LinkRef child = childOnPath(owner.link(), dev);
                         Link kl = child == null ? null : topo.link(child);
                         if (kl == null) {
                             continue;
                         }
                         if (kl.info() instanceof LinkInfo.Ipvlan iv) {
-                            c.add(kl.name() + " ipvlan " + iv.modeName());
-                            refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
+                            if (tracing) {
+                                c.add(kl.name() + " ipvlan " + iv.modeName());
+                                refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
+                            }
                             if (next == null) {
                                 next = child;
                                 how = iv.mode() == LinkInfo.Ipvlan.MODE_L2
@@ -594,8 +684,10 @@ public final class Resolver {
                                         : "ipvlan_handle_mode_l3: the slave that holds the destination IP";
                             }
                         } else if (kl.info() instanceof LinkInfo.Macvlan && meta.dmac() == null) {
-                            c.add(kl.name() + " macvlan " + kl.mac());
-                            refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
+                            if (tracing) {
+                                c.add(kl.name() + " macvlan " + kl.mac());
+                                refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
+                            }
                             if (next == null) {
                                 next = child;
                                 how = "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
@@ -603,35 +695,47 @@ public final class Resolver {
                         }
                     }
                 }
-                addTurnedDown(dev, refs);
+                if (tracing) {
+                    addTurnedDown(dev, refs);
+                    if (next == null) {
+                        step("rx-final", "__netif_receive_skb_core", "on " + l.name(), c, l.name(),
+                                c.isEmpty() ? "no macvlan or ipvlan above it claims the frame; it stays on " + l.name()
+                                        : "no upper claims the frame; it stays on " + l.name(),
+                                new TraceRef.Netdev(dev), refs);
+                    } else {
+                        step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how, new TraceRef.Netdev(next), refs);
+                    }
+                }
                 if (next == null) {
-                    step("rx-final", "__netif_receive_skb_core", "on " + l.name(), c, l.name(),
-                            c.isEmpty() ? "no macvlan or ipvlan above it claims the frame; it stays on " + l.name()
-                                    : "no upper claims the frame; it stays on " + l.name(),
-                            new TraceRef.Netdev(dev), refs);
                     break;
                 }
-                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how, new TraceRef.Netdev(next), refs);
                 dev = next;
             }
             // The frame now belongs to dev's namespace. ip_route_input delivers it locally when the address is
             // local anywhere in that namespace (Linux is a weak-host stack), not only on dev itself.
             NetnsState ns = topo.namespace(dev.netns());
-            List<String> holders = new ArrayList<>();
+            List<String> holders = tracing ? new ArrayList<>() : null;
+            boolean held = false;
             if (ns != null && meta.dstIp() != null) {
                 for (Address a : ns.addresses()) {
                     if (a.address().equals(meta.dstIp())) {
+                        held = true;
+                        if (!tracing) {
+                            break;
+                        }
                         Link h = ns.link(a.ifindex());
                         holders.add(h == null ? "ifindex " + a.ifindex() : h.name());
                     }
                 }
             }
-            step("rx-local", "ip_route_input / ip_local_deliver", "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev),
-                    holders, holders.isEmpty() ? null : linkName(dev),
-                    holders.isEmpty() ? "no device in that namespace holds the address: not for this host"
-                            : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway",
-                    holders.isEmpty() ? null : new TraceRef.Netdev(dev), List.of());
-            if (holders.isEmpty()) {
+            if (tracing) {
+                step("rx-local", "ip_route_input / ip_local_deliver", "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev),
+                        holders, !held ? null : linkName(dev),
+                        !held ? "no device in that namespace holds the address: not for this host"
+                                : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway",
+                        !held ? null : new TraceRef.Netdev(dev), List.of());
+            }
+            if (!held) {
                 lastDropReason = "the netstack's final device " + linkName(dev) + " is in a namespace that does not hold " + text(meta.dstIp());
                 return null;
             }
@@ -641,16 +745,18 @@ public final class Resolver {
         /** IB in netstack mode: the IPoIB child whose P_Key and GID the packet names, else the parent. */
         private LinkRef ipoibRxDevice(RdmaPort port) {
             List<LinkRef> order = ipoibOrder(port);
-            List<String> c = new ArrayList<>();
-            List<String> misses = new ArrayList<>();
+            List<String> c = tracing ? new ArrayList<>() : null;
+            List<String> misses = tracing ? new ArrayList<>() : null;
             List<LinkRef> hits = new ArrayList<>();
             for (LinkRef d : order) {
                 Link l = topo.link(d);
                 boolean pk = (ipoibPkey(l) & 0x7fff) == (meta.pkey() & 0x7fff);
                 boolean gid = meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l));
-                String no = (pk ? "" : " — P_Key differs") + (gid ? "" : " — GID differs");
-                c.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
-                misses.add(no.isEmpty() ? null : no.substring(3));
+                if (tracing) {
+                    String no = (pk ? "" : " — P_Key differs") + (gid ? "" : " — GID differs");
+                    c.add(l.name() + " pkey 0x" + Integer.toHexString(ipoibPkey(l)) + no);
+                    misses.add(no.isEmpty() ? null : no.substring(3));
+                }
                 if (pk && gid) {
                     hits.add(d);
                 }
@@ -666,17 +772,19 @@ public final class Resolver {
                     }
                 }
             }
-            List<TraceCandidate> refs = new ArrayList<>();
-            for (int i = 0; i < order.size(); i++) {
-                LinkRef d = order.get(i);
-                String no = misses.get(i) != null ? misses.get(i)
-                        : d.equals(chosen) ? null : "matches too, but neither it nor an upper holds " + text(meta.dstIp());
-                refs.add(new TraceCandidate(new TraceRef.Netdev(d), no));
+            if (tracing) {
+                List<TraceCandidate> refs = new ArrayList<>();
+                for (int i = 0; i < order.size(); i++) {
+                    LinkRef d = order.get(i);
+                    String no = misses.get(i) != null ? misses.get(i)
+                            : d.equals(chosen) ? null : "matches too, but neither it nor an upper holds " + text(meta.dstIp());
+                    refs.add(new TraceCandidate(new TraceRef.Netdev(d), no));
+                }
+                step("rx-ipoib", "ipoib_ib_handle_rx_wc", "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
+                        chosen == null ? null : linkName(chosen),
+                        chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID",
+                        chosen == null ? null : new TraceRef.Netdev(chosen), refs);
             }
-            step("rx-ipoib", "ipoib_ib_handle_rx_wc", "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
-                    chosen == null ? null : linkName(chosen),
-                    chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID",
-                    chosen == null ? null : new TraceRef.Netdev(chosen), refs);
             if (chosen == null) {
                 lastDropReason = "no IPoIB device on " + meta.key().device() + "/" + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey());
             }

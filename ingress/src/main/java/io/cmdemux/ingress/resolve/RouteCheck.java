@@ -22,23 +22,28 @@ final class RouteCheck {
     private static final int[] V6_TABLES = {Route.RT_TABLE_LOCAL, Route.RT_TABLE_MAIN};
     private static final int RTN_THROW = 9;
 
+    /** @param why the reason in words, or null when the caller did not ask for it */
     record Result(boolean ok, String why) {}
+
+    private static final Result OK = new Result(true, null);
+    private static final Result NOT_OK = new Result(false, null);
 
     private RouteCheck() {}
 
-    static Result validate(NetnsState ns, Link ndev, InetAddress ours, InetAddress peer) {
+    /** @param explain whether to say why; without it the answer is the same and no text is built */
+    static Result validate(NetnsState ns, Link ndev, InetAddress ours, InetAddress peer, boolean explain) {
         if (ours == null || peer == null || (ours instanceof Inet4Address) != (peer instanceof Inet4Address)) {
             return new Result(false, "source and destination families differ");
         }
-        return peer instanceof Inet4Address ? validate4(ns, ndev, (Inet4Address) ours, (Inet4Address) peer)
-                : validate6(ns, ndev, (Inet6Address) ours, (Inet6Address) peer);
+        return peer instanceof Inet4Address ? validate4(ns, ndev, (Inet4Address) ours, (Inet4Address) peer, explain)
+                : validate6(ns, ndev, (Inet6Address) ours, (Inet6Address) peer, explain);
     }
 
     /** validate_ipv4_net_dev: address sanity, then fib_lookup with flowi4_oif = ndev. */
-    private static Result validate4(NetnsState ns, Link ndev, Inet4Address ours, Inet4Address peer) {
+    private static Result validate4(NetnsState ns, Link ndev, Inet4Address ours, Inet4Address peer, boolean explain) {
         for (Inet4Address a : new Inet4Address[] {ours, peer}) {
-            byte[] b = a.getAddress();
-            if (a.isMulticastAddress() || a.isLoopbackAddress() || b[0] == 0 || a.equals(BROADCAST)) {
+            // Inet4Address.hashCode() is the address as an int: the first byte without a getAddress() copy.
+            if (a.isMulticastAddress() || a.isLoopbackAddress() || (a.hashCode() >>> 24) == 0 || a.equals(BROADCAST)) {
                 return new Result(false, InetAddresses.toText(a) + " is multicast, broadcast, zeronet or loopback");
             }
         }
@@ -46,51 +51,57 @@ final class RouteCheck {
             // fib_table_lookup: longest prefix first; a reject type ends the lookup before nexthops are looked at.
             for (Route r : candidates(ns, table, peer, 32)) {
                 if (r.type() == Route.RTN_UNREACHABLE || r.type() == Route.RTN_BLACKHOLE || r.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(ns, r, table) + " rejects the lookup");
+                    return explain ? new Result(false, describe(ns, r, table) + " rejects the lookup") : NOT_OK;
                 }
                 if (r.type() == RTN_THROW) {
                     break; // fib rules go on with the next table
                 }
                 if (leavesThrough(r, ndev.ifindex())) {
-                    return new Result(true, describe(ns, r, table) + " leaves through " + ndev.name());
+                    return explain ? new Result(true, describe(ns, r, table) + " leaves through " + ndev.name()) : OK;
                 }
                 // fib_lookup_good_nhc: a nexthop on another device does not satisfy flowi4_oif; try shorter prefixes
             }
         }
-        return new Result(false, "no route to " + InetAddresses.toText(peer) + " leaves through " + ndev.name()
-                + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")");
+        return explain ? new Result(false, "no route to " + InetAddresses.toText(peer) + " leaves through " + ndev.name()
+                + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")") : NOT_OK;
     }
 
     /** validate_ipv6_net_dev: rt6_lookup(daddr=peer, saddr=ours, oif, strict for link-local) must end on ndev. */
-    private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer) {
+    private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer, boolean explain) {
         boolean strict = peer.isLinkLocalAddress();
         for (int table : V6_TABLES) {
             List<Route> cands = candidates(ns, table, peer, 128);
             int i = 0;
             while (i < cands.size()) {
                 int len = cands.get(i).dstLen();
-                List<Route> node = new ArrayList<>();
+                // One fib6 node: the routes with this prefix length, cands[start, i).
+                int start = i;
+                Route onOif = null;
                 while (i < cands.size() && cands.get(i).dstLen() == len) {
-                    node.add(cands.get(i++));
+                    Route r = cands.get(i++);
+                    if (onOif == null && r.oif() == ndev.ifindex()) {
+                        onOif = r;
+                    }
                 }
                 // rt6_device_match: prefer a route on oif; strict (link-local) lookups accept nothing else.
-                Route chosen = node.stream().filter(r -> r.oif() == ndev.ifindex()).findFirst().orElse(null);
+                Route chosen = onOif;
                 if (chosen == null && !strict) {
-                    chosen = node.get(0);
+                    chosen = cands.get(start);
                 }
                 if (chosen == null) {
                     continue; // BACKTRACK to a shorter prefix
                 }
                 if (chosen.type() == Route.RTN_UNREACHABLE || chosen.type() == Route.RTN_BLACKHOLE || chosen.type() == Route.RTN_PROHIBIT) {
-                    return new Result(false, describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")");
+                    return explain ? new Result(false, describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")") : NOT_OK;
                 }
                 if (chosen.oif() == ndev.ifindex() || leavesThrough(chosen, ndev.ifindex())) {
-                    return new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name());
+                    return explain ? new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name()) : OK;
                 }
-                return new Result(false, describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name());
+                return explain ? new Result(false, describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name()) : NOT_OK;
             }
         }
-        return new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""));
+        return explain ? new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""))
+                : NOT_OK;
     }
 
     private static final Inet4Address BROADCAST = (Inet4Address) InetAddresses.parse("255.255.255.255");
@@ -102,9 +113,9 @@ final class RouteCheck {
     private static List<Route> candidates(NetnsState ns, int table, InetAddress ip, int bits) {
         List<Route> out = new ArrayList<>(4);
         boolean v4 = ip instanceof Inet4Address;
-        for (Route r : ns.routes()) {
+        for (Route r : ns.routes(table, v4)) {
             // The flow's TOS is 0, so routes with a TOS selector never match (fib_table_lookup, fa_tos).
-            if (r.table() != table || (r.family() == 2) != v4 || r.tos() != 0) {
+            if (r.tos() != 0) {
                 continue;
             }
             if (r.dst() == null ? r.dstLen() == 0 : contains(r.dst(), r.dstLen(), ip, bits)) {
@@ -149,7 +160,12 @@ final class RouteCheck {
         if (r.oif() == ifindex) {
             return true;
         }
-        return r.nexthops().stream().anyMatch(h -> h.ifindex() == ifindex);
+        for (Route.Nexthop h : r.nexthops()) {
+            if (h.ifindex() == ifindex) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String describe(NetnsState ns, Route r, int table) {

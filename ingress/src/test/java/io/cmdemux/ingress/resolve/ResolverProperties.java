@@ -157,6 +157,16 @@ class ResolverProperties {
         assertThat(cache.hits()).isEqualTo(1);
     }
 
+    @Property(tries = 300)
+    void theAnswerIsTheSameWhetherOrNotTheTraceIsWrittenAsTheWalkGoes(@ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
+        World w = build(pods);
+        Decision untraced = Resolver.resolve(w.state(), meta(r), mode(r));
+        Decision traced = Resolver.resolveTraced(w.state(), meta(r), mode(r));
+        assertThat(RenderedOnDemand.sameAnswer(traced, untraced)).as("%s vs %s", traced, untraced).isTrue();
+        assertThat(untraced.trace()).isEqualTo(traced.trace());
+        assertThat(untraced).isEqualTo(traced);
+    }
+
     @Property(tries = 100)
     void aNewListenerGenerationIsNeverServedAnOldDecision(@ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
         World w = build(pods);
