@@ -25,12 +25,20 @@ public final class DecisionCache {
     }
 
     private final Cache<Key, Decision> cache;
+    private volatile HostState.Generations current;
 
     public DecisionCache(long maximumSize) {
         this.cache = Caffeine.newBuilder().maximumSize(maximumSize).recordStats().build();
     }
 
     public Decision resolve(HostState state, PacketMeta meta, ResolverMode mode) {
+        HostState.Generations g = state.generations();
+        if (!g.equals(current)) {
+            // The old entries can never be hit again, and each one's trace, written only when read,
+            // keeps the whole state it was decided on alive: drop them rather than wait for eviction.
+            cache.invalidateAll();
+            current = g;
+        }
         return cache.get(Key.of(state, meta, mode), k -> Resolver.resolve(state, meta, mode));
     }
 
