@@ -22,6 +22,7 @@ final class Native {
         @SaveError int getsockname(int fd, @Out Pointer addr, IntByReference addrlen);
         @SaveError long sendto(int fd, @In Pointer buf, long len, int flags, @In Pointer addr, int addrlen);
         @SaveError long recvmsg(int fd, Pointer msghdr, int flags);
+        @SaveError int recvmmsg(int fd, Pointer msgvec, int vlen, int flags, Pointer timeout);
         @SaveError int setsockopt(int fd, int level, int optname, @In Pointer optval, int optlen);
         @SaveError int getsockopt(int fd, int level, int optname, @Out Pointer optval, IntByReference optlen);
         @SaveError int open(String path, int flags);
@@ -37,6 +38,7 @@ final class Native {
     static final int SOL_PACKET = 263;
     static final int PACKET_AUXDATA = 8;
     static final int PACKET_IGNORE_OUTGOING = 23;
+    static final int PACKET_STATISTICS = 6;
     static final int SO_ATTACH_FILTER = 26;
     static final int ETH_P_ALL = 0x0003;
     static final int SOCK_RAW = 3;
@@ -51,6 +53,7 @@ final class Native {
     static final int CLONE_NEWNET = 0x40000000;
     static final int MSG_DONTWAIT = 0x40;
     static final int MSG_TRUNC = 0x20;
+    static final int MSG_WAITFORONE = 0x10000;
     static final int EINTR = 4;
     static final int EAGAIN = 11;
     static final int ENOBUFS = 105;
@@ -83,6 +86,34 @@ final class Native {
     /** For buffers that are always written before they are read: skips zeroing them. */
     static Pointer allocateUncleared(int size) {
         return Memory.allocateDirect(RUNTIME, size, false);
+    }
+
+    /** setsockopt with an int value; false (errno kept) rather than an exception when {@code bestEffort}. */
+    static boolean setInt(int fd, int level, int name, int value, boolean bestEffort, String call) throws NativeException {
+        Pointer v = allocate(4);
+        v.putInt(0, value);
+        if (LIBC.setsockopt(fd, level, name, v, 4) < 0) {
+            if (bestEffort) {
+                return false;
+            }
+            throw error(call);
+        }
+        return true;
+    }
+
+    /** SO_RCVTIMEO: a blocking receive returns EAGAIN after this long, so a reader thread can notice it should stop. */
+    static void receiveTimeout(int fd, int millis) throws NativeException {
+        Pointer tv = allocate(16); // struct timeval { time_t tv_sec; suseconds_t tv_usec; }
+        tv.putLong(0, millis / 1000);
+        tv.putLong(8, (millis % 1000) * 1000L);
+        check(LIBC.setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, tv, 16), "setsockopt(SO_RCVTIMEO)");
+    }
+
+    /** SO_RCVBUFFORCE ignores rmem_max but needs CAP_NET_ADMIN; without it, the capped SO_RCVBUF. */
+    static void receiveBuffer(int fd, int bytes) throws NativeException {
+        if (!setInt(fd, SOL_SOCKET, SO_RCVBUFFORCE, bytes, true, "setsockopt(SO_RCVBUFFORCE)")) {
+            setInt(fd, SOL_SOCKET, SO_RCVBUF, bytes, false, "setsockopt(SO_RCVBUF)");
+        }
     }
 
     static int openNamespace(String path) throws NativeException {

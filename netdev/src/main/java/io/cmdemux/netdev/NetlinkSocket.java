@@ -109,32 +109,17 @@ public final class NetlinkSocket implements AutoCloseable {
      * thread can notice it should stop (closing a socket does not wake a blocked recvmsg).
      */
     public void receiveTimeout(int millis) throws NativeException {
-        Pointer tv = Native.allocate(16); // struct timeval { time_t tv_sec; suseconds_t tv_usec; }
-        tv.putLong(0, millis / 1000);
-        tv.putLong(8, (millis % 1000) * 1000L);
-        Native.check(Native.LIBC.setsockopt(fd, Native.SOL_SOCKET, Native.SO_RCVTIMEO, tv, 16), "setsockopt(SO_RCVTIMEO)");
+        Native.receiveTimeout(fd, millis);
         timeoutSet = true;
     }
 
     /** A large receive buffer keeps bursts of notifications from overflowing into ENOBUFS. */
     public void receiveBuffer(int bytes) throws NativeException {
-        // SO_RCVBUFFORCE ignores rmem_max; it needs CAP_NET_ADMIN, so fall back to the capped option.
-        if (!setIntOption(Native.SOL_SOCKET, Native.SO_RCVBUFFORCE, bytes, true)) {
-            setIntOption(Native.SOL_SOCKET, Native.SO_RCVBUF, bytes, false);
-        }
+        Native.receiveBuffer(fd, bytes);
     }
 
     private boolean setIntOption(int level, int name, int value, boolean bestEffort) throws NativeException {
-        Pointer v = Native.allocate(4);
-        v.putInt(0, value);
-        int rc = Native.LIBC.setsockopt(fd, level, name, v, 4);
-        if (rc < 0) {
-            if (bestEffort) {
-                return false;
-            }
-            throw Native.error("setsockopt(" + level + ", " + name + ")");
-        }
-        return true;
+        return Native.setInt(fd, level, name, value, bestEffort, "setsockopt(" + level + ", " + name + ")");
     }
 
     /** Sends one or more complete netlink messages to the kernel. */

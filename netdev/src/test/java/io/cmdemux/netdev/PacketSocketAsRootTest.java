@@ -126,4 +126,75 @@ class PacketSocketAsRootTest {
             assertThat(tap.receive()).isNull();
         }
     }
+
+    @Test
+    void oneBatchReceiveTakesEveryQueuedFrameInOrderWithVlanTagsPutBack() throws Exception {
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300);
+                PacketSocket inject = PacketSocket.open(ifB, null, 300)) {
+            for (int m = 1; m <= 12; m++) {
+                inject.send(udp4(m % 3 == 0 ? 200 + m : -1, 4791, 0, 17, m));
+                inject.send(udp4(-1, 53, 0, 17, 100 + m)); // filtered out
+            }
+            PacketSocket.Batch batch = new PacketSocket.Batch(8);
+            List<Integer> seen = new ArrayList<>();
+            List<Integer> vlans = new ArrayList<>();
+            List<Integer> sizes = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 10_000;
+            // Let all twelve reach the socket first, so that the batches are full ones.
+            Thread.sleep(300);
+            while (seen.size() < 12 && System.currentTimeMillis() < deadline) {
+                int n = tap.receive(batch);
+                if (n > 0) {
+                    sizes.add(n);
+                }
+                for (int i = 0; i < n; i++) {
+                    ByteBuffer bb = ByteBuffer.wrap(batch.frame(i));
+                    boolean tagged = bb.getShort(12) == (short) 0x8100;
+                    seen.add(marker(batch.frame(i), false));
+                    vlans.add(tagged ? bb.getShort(14) & 0xfff : -1);
+                    assertThat(batch.packetType(i)).isNotEqualTo(4); // never PACKET_OUTGOING
+                }
+            }
+            assertThat(seen).containsExactly(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
+            assertThat(vlans).containsExactly(-1, -1, 203, -1, -1, 206, -1, -1, 209, -1, -1, 212);
+            assertThat(sizes).first().isEqualTo(8); // the batch is filled from what was already queued
+            assertThat(tap.receive(batch)).isZero(); // and then the receive timeout ends an empty wait
+            assertThat(batch.size()).isZero();
+        }
+    }
+
+    @Test
+    void anEmptyBatchReceiveWaitsForTheReceiveTimeout() throws Exception {
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300)) {
+            long t0 = System.nanoTime();
+            assertThat(tap.receive(new PacketSocket.Batch(4))).isZero();
+            assertThat((System.nanoTime() - t0) / 1_000_000).isBetween(250L, 5_000L);
+        }
+    }
+
+    @Test
+    void framesBeyondTheReceiveBufferAreCountedAsDropsByPacketStatistics() throws Exception {
+        // The smallest buffer the kernel allows (SOCK_MIN_RCVBUF) holds a few frames; the rest overflow.
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300, 1);
+                PacketSocket inject = PacketSocket.open(ifB, null, 300)) {
+            assertThat(tap.statistics()).isEqualTo(new PacketSocket.Statistics(0, 0));
+            int sent = 200;
+            for (int m = 0; m < sent; m++) {
+                inject.send(udp4(-1, 4791, 0, 17, m));
+            }
+            Thread.sleep(300);
+            PacketSocket.Batch batch = new PacketSocket.Batch(64);
+            int received = 0;
+            int n;
+            while ((n = tap.receive(batch)) > 0) {
+                received += n;
+            }
+            PacketSocket.Statistics st = tap.statistics();
+            assertThat(st.drops()).isPositive();
+            assertThat(received).isPositive();
+            assertThat(received + st.drops()).isEqualTo(sent);
+            assertThat(st.packets()).isEqualTo(sent); // tp_packets counts the dropped ones too
+            assertThat(tap.statistics()).isEqualTo(new PacketSocket.Statistics(0, 0)); // reading resets them
+        }
+    }
 }

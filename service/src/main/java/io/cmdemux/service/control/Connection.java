@@ -3,8 +3,11 @@ package io.cmdemux.service.control;
 import io.cmdemux.namespaces.NetnsId;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -22,7 +25,9 @@ final class Connection {
     private volatile int uid = -1;
     private volatile String clientName = "";
     private final AtomicInteger seq = new AtomicInteger();
-    private boolean flushQueued; // event loop only
+    /** Deliveries queued by the pipeline's threads for the event loop to write. */
+    private final Queue<ByteBuf> outbox = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainQueued = new AtomicBoolean();
     final AtomicBoolean queryRunning = new AtomicBoolean();
     private final int maxOutstanding;
     // traceId → listenerId of requests delivered and not answered yet; oldest forgotten first
@@ -89,30 +94,43 @@ final class Connection {
     }
 
     /**
-     * Queues a delivery from any thread. A burst of requests shares one flush (one write(2)): the
-     * flush task is queued behind the writes on the event loop, and everything queued before it
-     * runs goes out with it.
+     * Queues a delivery from any thread. A burst of requests shares one event-loop task and one
+     * flush (one write(2)): only the delivery that finds no drain queued hands the loop a task, and
+     * that task writes everything queued by the time it runs.
      */
     void send(ByteBuf bytes, ControlCounters counters) {
+        outbox.offer(bytes);
+        if (!drainQueued.compareAndSet(false, true)) {
+            return; // the queued drain takes it (it clears the flag before it polls)
+        }
         try {
-            channel.eventLoop().execute(() -> queue(bytes, counters));
+            channel.eventLoop().execute(() -> drain(counters));
         } catch (RejectedExecutionException e) {
-            counters.inc("deliver.write-failed"); // the server is shutting down
+            // the server is shutting down
+            ByteBuf b;
+            while ((b = outbox.poll()) != null) {
+                b.release();
+                counters.inc("deliver.write-failed");
+            }
+            drainQueued.set(false);
         }
     }
 
-    private void queue(ByteBuf bytes, ControlCounters counters) {
-        channel.write(bytes).addListener(w -> {
+    private void drain(ControlCounters counters) {
+        drainQueued.set(false);
+        ChannelFutureListener failed = w -> {
             if (!w.isSuccess()) {
                 counters.inc("deliver.write-failed");
             }
-        });
-        if (!flushQueued) {
-            flushQueued = true;
-            channel.eventLoop().execute(() -> {
-                flushQueued = false;
-                channel.flush();
-            });
+        };
+        boolean wrote = false;
+        ByteBuf b;
+        while ((b = outbox.poll()) != null) {
+            channel.write(b).addListener(failed);
+            wrote = true;
+        }
+        if (wrote) {
+            channel.flush();
         }
     }
 

@@ -14,7 +14,8 @@ public final class ControlCounters {
     private final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
 
     void inc(String name) {
-        counts.computeIfAbsent(name, k -> new LongAdder()).increment();
+        LongAdder a = counts.get(name);
+        (a != null ? a : counts.computeIfAbsent(name, k -> new LongAdder())).increment();
     }
 
     public long get(String name) {

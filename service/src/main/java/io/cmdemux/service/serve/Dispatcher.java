@@ -45,7 +45,8 @@ public final class Dispatcher {
     /** Our answer to one request: the frame to repeat for duplicates (null if none). */
     private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId) {}
 
-    private record Pending(RoceFrame request, FrameSender port, int localCommId, ReqKey key) {}
+    /** {@code request} is the REQ's bytes, decoded again only if the consumer rejects it. */
+    private record Pending(byte[] request, FrameSender port, int localCommId, ReqKey key) {}
 
     public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
@@ -78,20 +79,24 @@ public final class Dispatcher {
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
+                byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
+                        new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+                // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
+                // may come back before deliver() returns here, and must find the connection.
+                pending.put(traceId, new Pending(raw, port, localCommId, key));
+                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner(), mra);
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (!taken) {
+                    pending.invalidate(traceId);
+                    sessions.forget(traceId);
                     metrics.decision("reject", "consumer-gone");
                     answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0], key);
                     return traceId;
                 }
                 metrics.decision("deliver", "");
-                byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
-                        new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
-                pending.put(traceId, new Pending(frame, port, localCommId, key));
-                if (!meta.sidr()) {
-                    sessions.delivered(traceId, localCommId, frame, port, d.listener().owner(), mra);
-                }
-                if (mra != null) {
+                if (recorded) {
+                    sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
+                } else if (mra != null) {
                     send(port, mra, "MRA");
                 }
                 if (key != null) {
@@ -121,7 +126,7 @@ public final class Dispatcher {
         }
         metrics.decision("reject", "consumer");
         sessions.rejectedByConsumer(traceId);
-        answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData, p.key());
+        answerRejectFrame(Sessions.decodeAgain(p.request()), p.port(), p.localCommId(), reason, ari, privateData, p.key());
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
@@ -131,7 +136,7 @@ public final class Dispatcher {
             CmSidrReq sidr = (CmSidrReq) frame.mad().message();
             CmSidrRep rep = new CmSidrRep(sidr.requestId(), reason & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.zeros(0));
             byte[] out = RoceFrameBuilder.reply(frame, rep, UDP_SOURCE_PORT, 0);
-            if (limiter.allowReply(frame.l3().src().toString(), out.length)) {
+            if (limiter.allowReply(frame.l3().src(), out.length)) {
                 send(port, out, "sidr-rep");
             } else {
                 metrics.drop("rej-rate-limited");
@@ -151,8 +156,7 @@ public final class Dispatcher {
         if (key != null) {
             seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId));
         }
-        String source = frame.l3().src().toString();
-        if (!limiter.allowReply(source, out.length)) {
+        if (!limiter.allowReply(frame.l3().src(), out.length)) {
             metrics.drop("rej-rate-limited");
             return;
         }

@@ -9,11 +9,41 @@ import java.time.Duration;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
-/** The daemon's meters, named as the issue lists them, in one Prometheus registry. */
+/**
+ * The daemon's meters, named as the issue lists them, in one Prometheus registry. Counters are
+ * registered on first use and then found by their label value alone (one map lookup of a string
+ * whose hash is cached), so the tap thread builds no meter id or key string per frame.
+ */
 public final class Metrics {
     private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-    private final ConcurrentHashMap<String, Counter> counters = new ConcurrentHashMap<>();
+    private final Family frames = new Family("frames", "result");
+    private final Family drops = new Family("drops", "reason");
+    private final Family sent = new Family("frames_sent", "kind");
+    /** decisions{outcome, reason}: one family per outcome, keyed by reason. */
+    private final ConcurrentHashMap<String, Family> decisions = new ConcurrentHashMap<>();
+    private final Counter sessionsOfGoneConsumers;
+    private final Counter duplicateRequests;
     private final Timer tapToConsumer;
+
+    /** The counters of one name and one label, by label value. */
+    private final class Family {
+        private final String name;
+        private final String label;
+        private final String[] fixedTags;
+        private final ConcurrentHashMap<String, Counter> byValue = new ConcurrentHashMap<>();
+
+        Family(String name, String label, String... fixedTags) {
+            this.name = name;
+            this.label = label;
+            this.fixedTags = fixedTags;
+        }
+
+        Counter get(String value) {
+            Counter c = byValue.get(value);
+            return c != null ? c : byValue.computeIfAbsent(value,
+                    v -> Counter.builder(name).tags(fixedTags).tag(label, v).register(registry));
+        }
+    }
 
     public Metrics() {
         tapToConsumer = Timer.builder("tap_to_consumer")
@@ -21,39 +51,45 @@ public final class Metrics {
                 .publishPercentiles(0.5, 0.99).publishPercentileHistogram()
                 .minimumExpectedValue(Duration.ofNanos(1000)).maximumExpectedValue(Duration.ofSeconds(1))
                 .register(registry);
+        sessionsOfGoneConsumers = Counter.builder("sessions_of_gone_consumers").register(registry);
+        duplicateRequests = Counter.builder("duplicate_requests").register(registry);
     }
 
     public PrometheusMeterRegistry registry() {
         return registry;
     }
 
-    private Counter counter(String name, String... tags) {
-        String key = name + String.join(",", tags);
-        return counters.computeIfAbsent(key, k -> Counter.builder(name).tags(tags).register(registry));
-    }
-
     public void frame(String result) {
-        counter("frames", "result", result).increment();
+        frames.get(result).increment();
     }
 
     public void decision(String outcome, String reason) {
-        counter("decisions", "outcome", outcome, "reason", reason).increment();
+        Family f = decisions.get(outcome);
+        if (f == null) {
+            f = decisions.computeIfAbsent(outcome, o -> new Family("decisions", "reason", "outcome", o));
+        }
+        f.get(reason).increment();
     }
 
     public void drop(String reason) {
-        counter("drops", "reason", reason).increment();
+        drops.get(reason).increment();
+    }
+
+    /** {@code n} drops at once, e.g. the tap socket's tp_drops since the last read. */
+    public void drop(String reason, long n) {
+        drops.get(reason).increment(n);
     }
 
     public void sent(String kind) {
-        counter("frames_sent", "kind", kind).increment();
+        sent.get(kind).increment();
     }
 
     public void consumerGone(int sessions) {
-        counter("sessions_of_gone_consumers").increment(sessions);
+        sessionsOfGoneConsumers.increment(sessions);
     }
 
     public void duplicate() {
-        counter("duplicate_requests").increment();
+        duplicateRequests.increment();
     }
 
     public void delivered(long tapNanos) {
@@ -68,8 +104,9 @@ public final class Metrics {
         Gauge.builder(name, value).register(registry);
     }
 
+    /** A counter's value by its name and label pairs, 0 if it was never incremented; for tests. */
     public double count(String name, String... tags) {
-        Counter c = counters.get(name + String.join(",", tags));
+        Counter c = registry.find(name).tags(tags).counter();
         return c == null ? 0 : c.count();
     }
 

@@ -6,9 +6,13 @@ import io.cmdemux.ingress.resolve.HostState;
 import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.resolve.PacketMetas;
 import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.ingress.wire.CmAttribute;
 import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.ingress.wire.RoceFrame;
+import java.util.EnumMap;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
@@ -20,6 +24,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class Pipeline {
     private static final Logger log = LoggerFactory.getLogger(Pipeline.class);
+    /** frames_total's result for each CM message that is not a request: "cm-rtu", "cm-dreq", ... */
+    private static final Map<CmAttribute, String> CM_RESULTS = new EnumMap<>(CmAttribute.class);
+
+    static {
+        for (CmAttribute a : CmAttribute.values()) {
+            CM_RESULTS.put(a, "cm-" + a.name().toLowerCase(Locale.ROOT));
+        }
+    }
 
     private final Supplier<HostState> state;
     private final DecisionCache cache;
@@ -60,12 +72,12 @@ public final class Pipeline {
         Optional<PacketMeta> meta = PacketMetas.of(device, 1, frame);
         if (meta.isEmpty()) {
             // RTU, DREQ, DREP, REJ, MRA: the rest of a connection's life, routed by comm ID
-            metrics.frame("cm-" + frame.mad().message().attribute().name().toLowerCase());
+            metrics.frame(CM_RESULTS.get(frame.mad().message().attribute()));
             sessions.onWire(frame, port);
             return null;
         }
         metrics.frame("request");
-        limiter.requestIn(frame.l3().src().toString(), raw.length);
+        limiter.requestIn(frame.l3().src(), raw.length);
         Decision d = cache.resolve(now, meta.get(), mode);
         long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
         if (traceId != Dispatcher.DUPLICATE) {

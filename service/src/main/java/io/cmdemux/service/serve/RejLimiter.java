@@ -2,16 +2,17 @@ package io.cmdemux.service.serve;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.cmdemux.gid.Gid;
 import java.time.Duration;
 
 /**
- * Keeps the daemon from being a reflector: per source address, the bytes of REJs we send never
+ * Keeps the daemon from being a reflector: per source address (its GID, ::ffff:a.b.c.d for IPv4), the bytes of REJs we send never
  * exceed the bytes of REQs that source sent us, and at most {@code perSecond} REJs a second go to
  * one source (a token bucket).
  */
 public final class RejLimiter {
     private final double perSecond;
-    private final Cache<String, Bucket> sources = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(5)).maximumSize(100_000).build();
+    private final Cache<Gid, Bucket> sources = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(5)).maximumSize(100_000).build();
 
     private static final class Bucket {
         long bytesIn;
@@ -30,7 +31,7 @@ public final class RejLimiter {
     }
 
     /** Counts a request's bytes toward what its source may be answered with. */
-    public void requestIn(String source, int bytes) {
+    public void requestIn(Gid source, int bytes) {
         Bucket b = sources.get(source, k -> new Bucket(perSecond, System.nanoTime()));
         synchronized (b) {
             b.bytesIn += bytes;
@@ -38,7 +39,7 @@ public final class RejLimiter {
     }
 
     /** Whether a reply of {@code bytes} may go to {@code source} now; takes the budget if so. */
-    public boolean allowReply(String source, int bytes) {
+    public boolean allowReply(Gid source, int bytes) {
         Bucket b = sources.getIfPresent(source);
         if (b == null) {
             return false;

@@ -8,8 +8,10 @@ import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmRep;
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmRtu;
+import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RejReason;
+import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import io.cmdemux.service.control.Acceptance;
@@ -40,6 +42,7 @@ public final class Sessions implements AutoCloseable {
     private static final int UDP_SOURCE_PORT = 0xc000;
     /** CMA_CM_MRA_SETTING: the service timeout of the MRA rdma_cm sends for a REQ it hands to its user. */
     static final int MRA_SERVICE_TIMEOUT = 24;
+    private static final int INITIAL_CAPACITY = 1 << 16;
 
     /** The passive side's states in cm.c (enum ib_cm_state). */
     public enum State { MRA_REQ_SENT, REP_SENT, ESTABLISHED, DREQ_SENT, TIMEWAIT }
@@ -57,7 +60,11 @@ public final class Sessions implements AutoCloseable {
         final int localCommId;
         final long traceId;
         final String owner;
-        final RoceFrame req;
+        /** The REQ as it arrived: 300-odd bytes, where its decoded form would keep a kilobyte per unanswered request. */
+        final byte[] reqRaw;
+        final int reqInitiatorDepth;
+        final int reqResponderResources;
+        final int reqLocalQpn;
         final FrameSender port;
         final int remoteCommId;
         final RemoteKey remote;
@@ -68,13 +75,16 @@ public final class Sessions implements AutoCloseable {
         int retriesLeft;
         ScheduledFuture<?> timer;
 
-        Session(int localCommId, long traceId, String owner, RoceFrame req, FrameSender port, byte[] mra) {
+        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port, byte[] mra) {
             this.localCommId = localCommId;
             this.traceId = traceId;
             this.owner = owner;
-            this.req = req;
+            this.reqRaw = reqRaw;
             this.port = port;
             CmReq r = (CmReq) req.mad().message();
+            this.reqInitiatorDepth = r.initiatorDepth();
+            this.reqResponderResources = r.responderResources();
+            this.reqLocalQpn = r.localQpn();
             this.remoteCommId = r.localCommId();
             this.remote = new RemoteKey(r.localCommId(), r.localCaGuid());
             // cm_req_handler: timeout_ms from the requester's local CM response timeout, max_cm_retries from the REQ
@@ -88,9 +98,9 @@ public final class Sessions implements AutoCloseable {
     private final Consumers consumers;
     private final Metrics metrics;
     private final long localCaGuid;
-    private final Map<Integer, Session> byLocal = new ConcurrentHashMap<>();
-    private final Map<RemoteKey, Session> byRemote = new ConcurrentHashMap<>();
-    private final Map<Long, Session> byTrace = new ConcurrentHashMap<>();
+    private final Map<Integer, Session> byLocal;
+    private final Map<RemoteKey, Session> byRemote;
+    private final Map<Long, Session> byTrace;
     private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "cmdemux-cm-timers");
         t.setDaemon(true);
@@ -102,6 +112,11 @@ public final class Sessions implements AutoCloseable {
         this.consumers = consumers;
         this.metrics = metrics;
         this.localCaGuid = localCaGuid;
+        // Sized for a burst up front: growing a ConcurrentHashMap copies it on the tap thread (transfer).
+        int initial = Math.min(config.maxSessions(), INITIAL_CAPACITY);
+        this.byLocal = new ConcurrentHashMap<>(initial);
+        this.byRemote = new ConcurrentHashMap<>(initial);
+        this.byTrace = new ConcurrentHashMap<>(initial);
         metrics.gauge("sessions", byLocal::size);
         consumers.onAccept(this::accept);
         consumers.onDisconnect(this::disconnect);
@@ -128,13 +143,13 @@ public final class Sessions implements AutoCloseable {
         }
     }
 
-    /** Records a REQ handed to its consumer, acknowledged on the wire with {@code mra}. */
-    public boolean delivered(long traceId, int localCommId, RoceFrame req, FrameSender port, String owner, byte[] mra) {
+    /** Records a REQ handed to its consumer, acknowledged on the wire with {@code mra}; {@code raw} is {@code req}'s bytes. */
+    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner, byte[] mra) {
         if (byLocal.size() >= config.maxSessions()) {
             metrics.drop("sessions-full");
             return false;
         }
-        Session s = new Session(localCommId, traceId, owner, req, port, mra);
+        Session s = new Session(localCommId, traceId, owner, req, raw, port, mra);
         byLocal.put(localCommId, s);
         byRemote.put(s.remote, s);
         byTrace.put(traceId, s);
@@ -143,9 +158,30 @@ public final class Sessions implements AutoCloseable {
 
     /** The consumer rejected the request (the dispatcher sends the REJ): forget the connection. */
     public void rejectedByConsumer(long traceId) {
+        forget(traceId);
+    }
+
+    /** Forgets a connection without a word on the wire: its request could not be delivered after all. */
+    public void forget(long traceId) {
         Session s = byTrace.get(traceId);
         if (s != null) {
             remove(s);
+        }
+    }
+
+    /**
+     * Sends the MRA for a delivered request, as cma_ib_req_handler does once its listener took the
+     * event, and only if the consumer has not answered it already (then the REP or REJ went first).
+     */
+    public void acknowledge(int localCommId) {
+        Session s = byLocal.get(localCommId);
+        if (s == null) {
+            return; // answered with REJECT and forgotten already
+        }
+        synchronized (s) {
+            if (s.state == State.MRA_REQ_SENT && s.lastSent != null) {
+                send(s.port, s.lastSent, "mra");
+            }
         }
     }
 
@@ -177,11 +213,10 @@ public final class Sessions implements AutoCloseable {
             if (s.state != State.MRA_REQ_SENT) {
                 throw new RequestRefused(Wire.EINVAL, "connection " + hex(s.localCommId) + " was answered already (" + s.state + ")");
             }
-            CmReq r = (CmReq) s.req.mad().message();
             CmRep rep = new CmRep(s.localCommId, s.remoteCommId, 0, a.qpn(), 0, a.startingPsn(), 0,
-                    Math.min(a.responderResources(), r.initiatorDepth()), Math.min(a.initiatorDepth(), r.responderResources()),
+                    Math.min(a.responderResources(), s.reqInitiatorDepth), Math.min(a.initiatorDepth(), s.reqResponderResources),
                     0, 0, a.flowControl(), a.rnrRetryCount(), a.srq(), localCaGuid, Octets.of(a.privateData()));
-            s.lastSent = RoceFrameBuilder.reply(s.req, rep, UDP_SOURCE_PORT, 0);
+            s.lastSent = RoceFrameBuilder.reply(decodeAgain(s.reqRaw), rep, UDP_SOURCE_PORT, 0);
             s.state = State.REP_SENT;
             s.retriesLeft = s.maxRetries;
             send(s.port, s.lastSent, "rep");
@@ -204,9 +239,8 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void sendDreq(Session s, byte[] privateData) {
-        CmReq r = (CmReq) s.req.mad().message();
-        CmDreq dreq = new CmDreq(s.localCommId, s.remoteCommId, r.localQpn(), Octets.of(privateData));
-        s.lastSent = RoceFrameBuilder.reply(s.req, dreq, UDP_SOURCE_PORT, 0);
+        CmDreq dreq = new CmDreq(s.localCommId, s.remoteCommId, s.reqLocalQpn, Octets.of(privateData));
+        s.lastSent = RoceFrameBuilder.reply(decodeAgain(s.reqRaw), dreq, UDP_SOURCE_PORT, 0);
         s.state = State.DREQ_SENT;
         s.retriesLeft = s.maxRetries;
         send(s.port, s.lastSent, "dreq");
@@ -243,7 +277,7 @@ public final class Sessions implements AutoCloseable {
 
     private void sendRej(Session s, int reason) {
         CmRej rej = new CmRej(s.localCommId, s.remoteCommId, s.state == State.REP_SENT ? 1 : 0, 0, reason, Octets.zeros(0), Octets.zeros(0));
-        send(s.port, RoceFrameBuilder.reply(s.req, rej, UDP_SOURCE_PORT, 0), "rej");
+        send(s.port, RoceFrameBuilder.reply(decodeAgain(s.reqRaw), rej, UDP_SOURCE_PORT, 0), "rej");
     }
 
     // ---- from the wire ----
@@ -405,6 +439,15 @@ public final class Sessions implements AutoCloseable {
             metrics.drop("send-failed");
             log.warn("sending {} failed: {}", what, e.getMessage());
         }
+    }
+
+    /** A frame that was decoded once already, decoded again to build an answer to it. */
+    static RoceFrame decodeAgain(byte[] raw) {
+        FrameResult r = RoceDecoder.decodeEthernet(raw);
+        if (r instanceof FrameResult.Decoded d) {
+            return d.frame();
+        }
+        throw new IllegalStateException("a frame that decoded before does not decode now: " + r);
     }
 
     private static String hex(int id) {
