@@ -58,6 +58,7 @@ public class GidTableBench {
 
     private TopologySnapshot without;
     private TopologySnapshot with;
+    private NetnsState changed;
     private LinkRef uplink;
     private SoftRocePort port;
     private SoftPortSpec spec;
@@ -96,7 +97,7 @@ public class GidTableBench {
         without = TopologySnapshot.of(1, host, states, List.of());
         List<Address> more = new ArrayList<>(target.addresses());
         more.add(new Address(2, 2, InetAddresses.parse("10.250.0.1"), 24, 0, Address.IFA_F_PERMANENT, "net1", null));
-        NetnsState changed = new NetnsState(target.id(), target.names(), false, target.hostNsid(), target.links(), more, List.of(), target.peers());
+        changed = new NetnsState(target.id(), target.names(), false, target.hostNsid(), target.links(), more, List.of(), target.peers());
         with = without.with(2, List.of(changed), List.of());
         uplink = new LinkRef(host, 2);
         spec = new SoftPortSpec("soft0", "uplink", null, RoceGidRules.ROCE_V2_ONLY, TABLE);
@@ -111,6 +112,12 @@ public class GidTableBench {
     public List<GidEvent> incremental() {
         flip = !flip;
         return port.update(flip ? with : without);
+    }
+
+    /** What the watcher does per event before the GID table sees it: the next snapshot, one namespace changed. */
+    @Benchmark
+    public TopologySnapshot snapshotWith() {
+        return without.with(2, List.of(changed), List.of());
     }
 
     @Benchmark

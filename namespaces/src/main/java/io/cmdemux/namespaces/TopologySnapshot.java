@@ -34,15 +34,15 @@ public final class TopologySnapshot {
     private final long generation;
     private final NetnsId host;
     private final Map<NetnsId, NetnsState> namespaces; // host first, then discovery order
-    private final Map<InetAddress, List<AddressRef>> byIp;
-    private final Map<HwAddr, List<LinkRef>> byMac;
-    private final Map<LinkRef, List<LinkRef>> children;
-    private final Map<LinkRef, List<LinkRef>> slaves;
+    private final ShardedIndex<InetAddress, AddressRef> byIp;
+    private final ShardedIndex<HwAddr, LinkRef> byMac;
+    private final ShardedIndex<LinkRef, LinkRef> children;
+    private final ShardedIndex<LinkRef, LinkRef> slaves;
     private final List<String> problems;
 
     private TopologySnapshot(long generation, NetnsId host, Map<NetnsId, NetnsState> namespaces,
-            Map<InetAddress, List<AddressRef>> byIp, Map<HwAddr, List<LinkRef>> byMac, Map<LinkRef, List<LinkRef>> children,
-            Map<LinkRef, List<LinkRef>> slaves, List<String> problems) {
+            ShardedIndex<InetAddress, AddressRef> byIp, ShardedIndex<HwAddr, LinkRef> byMac, ShardedIndex<LinkRef, LinkRef> children,
+            ShardedIndex<LinkRef, LinkRef> slaves, List<String> problems) {
         this.generation = generation;
         this.host = host;
         this.namespaces = namespaces;
@@ -80,14 +80,12 @@ public final class TopologySnapshot {
         for (NetnsState s : states) {
             ns.putIfAbsent(s.id(), s);
         }
-        Map<InetAddress, List<AddressRef>> byIp = new HashMap<>();
-        Map<HwAddr, List<LinkRef>> byMac = new HashMap<>();
-        Map<LinkRef, List<LinkRef>> children = new HashMap<>();
-        Map<LinkRef, List<LinkRef>> slaves = new HashMap<>();
+        Indexes ix = new Indexes(ShardedIndex.<InetAddress, AddressRef>empty().edit(), ShardedIndex.<HwAddr, LinkRef>empty().edit(),
+                ShardedIndex.<LinkRef, LinkRef>empty().edit(), ShardedIndex.<LinkRef, LinkRef>empty().edit());
         for (NetnsState s : ns.values()) {
-            index(s, byIp, byMac, children, slaves, true);
+            ix.index(s, true);
         }
-        return new TopologySnapshot(generation, host, ns, freeze(byIp), freeze(byMac), freeze(children), freeze(slaves), List.copyOf(problems));
+        return new TopologySnapshot(generation, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), List.copyOf(problems));
     }
 
     /**
@@ -96,63 +94,57 @@ public final class TopologySnapshot {
      */
     public TopologySnapshot with(long newGeneration, Collection<NetnsState> changed, Collection<NetnsId> removed) {
         Map<NetnsId, NetnsState> ns = new LinkedHashMap<>(namespaces);
-        Map<InetAddress, List<AddressRef>> ip = new HashMap<>(byIp);
-        Map<HwAddr, List<LinkRef>> mac = new HashMap<>(byMac);
-        Map<LinkRef, List<LinkRef>> ch = new HashMap<>(children);
-        Map<LinkRef, List<LinkRef>> sl = new HashMap<>(slaves);
+        Indexes ix = new Indexes(byIp.edit(), byMac.edit(), children.edit(), slaves.edit());
         for (NetnsId id : removed) {
             if (!id.equals(host)) {
                 NetnsState old = ns.remove(id);
                 if (old != null) {
-                    index(old, ip, mac, ch, sl, false);
+                    ix.index(old, false);
                 }
             }
         }
         for (NetnsState state : changed) {
             NetnsState old = ns.put(state.id(), state);
             if (old != null) {
-                index(old, ip, mac, ch, sl, false);
+                ix.index(old, false);
             }
-            index(state, ip, mac, ch, sl, true);
+            ix.index(state, true);
         }
-        return new TopologySnapshot(newGeneration, host, ns, ip, mac, ch, sl, problems);
+        return new TopologySnapshot(newGeneration, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), problems);
     }
 
-    /** Adds (or removes) one namespace's contributions to the cross-namespace indexes. */
-    private static void index(NetnsState s, Map<InetAddress, List<AddressRef>> byIp, Map<HwAddr, List<LinkRef>> byMac,
-            Map<LinkRef, List<LinkRef>> children, Map<LinkRef, List<LinkRef>> slaves, boolean add) {
-        for (Address a : s.addresses()) {
-            edit(byIp, a.address(), new AddressRef(new LinkRef(s.id(), a.ifindex()), a), add);
-        }
-        for (Link l : s.links().values()) {
-            LinkRef me = new LinkRef(s.id(), l.ifindex());
-            if (l.mac() != null && !allZero(l.mac())) { // every loopback has 00:00:00:00:00:00
-                edit(byMac, l.mac(), me, add);
+    /** The cross-namespace indexes of the next snapshot while it is being made. */
+    private record Indexes(ShardedIndex.Editor<InetAddress, AddressRef> ip, ShardedIndex.Editor<HwAddr, LinkRef> mac,
+            ShardedIndex.Editor<LinkRef, LinkRef> ch, ShardedIndex.Editor<LinkRef, LinkRef> sl) {
+
+        /** Adds (or removes) one namespace's contributions. */
+        void index(NetnsState s, boolean add) {
+            for (Address a : s.addresses()) {
+                edit(ip, a.address(), new AddressRef(new LinkRef(s.id(), a.ifindex()), a), add);
             }
-            if (l.hasParent()) {
-                NetnsId where = l.parentNsid().isPresent() ? s.peers().get(l.parentNsid().getAsInt()) : s.id();
-                if (where != null) {
-                    edit(children, new LinkRef(where, l.parentIfindex()), me, add);
+            for (Link l : s.links().values()) {
+                LinkRef me = new LinkRef(s.id(), l.ifindex());
+                if (l.mac() != null && !allZero(l.mac())) { // every loopback has 00:00:00:00:00:00
+                    edit(mac, l.mac(), me, add);
+                }
+                if (l.hasParent()) {
+                    NetnsId where = l.parentNsid().isPresent() ? s.peers().get(l.parentNsid().getAsInt()) : s.id();
+                    if (where != null) {
+                        edit(ch, new LinkRef(where, l.parentIfindex()), me, add);
+                    }
+                }
+                if (l.masterIfindex() != 0) {
+                    edit(sl, new LinkRef(s.id(), l.masterIfindex()), me, add);
                 }
             }
-            if (l.masterIfindex() != 0) {
-                edit(slaves, new LinkRef(s.id(), l.masterIfindex()), me, add);
-            }
         }
-    }
 
-    private static <K, V> void edit(Map<K, List<V>> m, K key, V value, boolean add) {
-        List<V> cur = m.get(key);
-        List<V> next = new ArrayList<>(cur == null ? List.of() : cur);
-        if (add) {
-            next.add(value);
-        } else {
-            next.remove(value);
-        }
-        if (next.isEmpty()) {
-            m.remove(key);
-        } else {
-            m.put(key, Collections.unmodifiableList(next));
+        private static <K, V> void edit(ShardedIndex.Editor<K, V> e, K key, V value, boolean add) {
+            if (add) {
+                e.add(key, value);
+            } else {
+                e.remove(key, value);
+            }
         }
     }
 
@@ -163,11 +155,6 @@ public final class TopologySnapshot {
             }
         }
         return true;
-    }
-
-    private static <K, V> Map<K, List<V>> freeze(Map<K, List<V>> m) {
-        m.replaceAll((k, v) -> Collections.unmodifiableList(v));
-        return m;
     }
 
     private static NetnsState decode(NamespaceDump d, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid, List<String> problems) {
@@ -266,12 +253,12 @@ public final class TopologySnapshot {
 
     /** Links whose IFLA_LINK names this one, in any namespace (macvlans, vlans, veth peers, vxlans...). */
     public List<LinkRef> childrenOf(LinkRef ref) {
-        return children.getOrDefault(ref, List.of());
+        return children.get(ref);
     }
 
     /** Ports of a bond or bridge. */
     public List<LinkRef> slavesOf(LinkRef ref) {
-        return slaves.getOrDefault(ref, List.of());
+        return slaves.get(ref);
     }
 
     /**
@@ -292,12 +279,12 @@ public final class TopologySnapshot {
 
     /** Every link with this hardware address, in any namespace. */
     public List<LinkRef> byMac(HwAddr mac) {
-        return byMac.getOrDefault(mac, List.of());
+        return byMac.get(mac);
     }
 
     /** Every link that holds this address, in any namespace. */
     public List<AddressRef> byIp(InetAddress ip) {
-        return byIp.getOrDefault(ip, List.of());
+        return byIp.get(ip);
     }
 
     public List<String> problems() {

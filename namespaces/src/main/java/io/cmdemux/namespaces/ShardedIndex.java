@@ -1,0 +1,102 @@
+package io.cmdemux.namespaces;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * An immutable multimap for the snapshot's cross-namespace indexes, split into shards by key hash so
+ * that the next generation copies only the shards its edits touch. One pod's event on a host of a
+ * thousand pods then copies a few dozen entries instead of every address and link of the host,
+ * which is what made a new generation cost milliseconds.
+ */
+final class ShardedIndex<K, V> {
+    private static final int SHARDS = 256;
+    private static final ShardedIndex<?, ?> EMPTY = new ShardedIndex<>(emptyShards());
+
+    private final Map<K, List<V>>[] shards;
+
+    private ShardedIndex(Map<K, List<V>>[] shards) {
+        this.shards = shards;
+    }
+
+    @SuppressWarnings("unchecked")
+    static <K, V> ShardedIndex<K, V> empty() {
+        return (ShardedIndex<K, V>) EMPTY;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <K, V> Map<K, List<V>>[] emptyShards() {
+        Map<K, List<V>>[] s = new Map[SHARDS];
+        Arrays.fill(s, Map.of());
+        return s;
+    }
+
+    private static int shard(Object key) {
+        int h = key.hashCode();
+        return (h ^ (h >>> 16) ^ (h >>> 8)) & (SHARDS - 1);
+    }
+
+    /** The values under {@code key} in the order they were added; empty when there are none. */
+    List<V> get(K key) {
+        return shards[shard(key)].getOrDefault(key, List.of());
+    }
+
+    /** A builder of the next version; this one stays as it is. */
+    Editor<K, V> edit() {
+        return new Editor<>(shards.clone());
+    }
+
+    static final class Editor<K, V> {
+        private final Map<K, List<V>>[] shards;
+        private final boolean[] copied = new boolean[SHARDS];
+
+        private Editor(Map<K, List<V>>[] shards) {
+            this.shards = shards;
+        }
+
+        private Map<K, List<V>> writable(K key) {
+            int i = shard(key);
+            if (!copied[i]) {
+                shards[i] = new HashMap<>(shards[i]);
+                copied[i] = true;
+            }
+            return shards[i];
+        }
+
+        void add(K key, V value) {
+            Map<K, List<V>> m = writable(key);
+            List<V> cur = m.get(key);
+            List<V> next = new ArrayList<>(cur == null ? 1 : cur.size() + 1);
+            if (cur != null) {
+                next.addAll(cur);
+            }
+            next.add(value);
+            m.put(key, Collections.unmodifiableList(next));
+        }
+
+        /** Removes one occurrence of {@code value} under {@code key}, if there is one. */
+        void remove(K key, V value) {
+            Map<K, List<V>> m = writable(key);
+            List<V> cur = m.get(key);
+            if (cur == null) {
+                return;
+            }
+            List<V> next = new ArrayList<>(cur);
+            next.remove(value);
+            if (next.isEmpty()) {
+                m.remove(key);
+            } else {
+                m.put(key, Collections.unmodifiableList(next));
+            }
+        }
+
+        /** The finished index. The editor must not be used afterwards. */
+        ShardedIndex<K, V> done() {
+            return new ShardedIndex<>(shards);
+        }
+    }
+}
