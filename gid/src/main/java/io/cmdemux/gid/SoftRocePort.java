@@ -10,6 +10,7 @@ import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.LinkInfo;
 import java.net.InetAddress;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -58,6 +59,7 @@ public final class SoftRocePort {
     private Map<NetnsId, List<LinkRef>> viewsByNs = new HashMap<>();
     private Map<LinkRef, HwAddr> defaults = new LinkedHashMap<>();
     private GidEntry[] published;
+    private GidList publishedList; // published's entries, with their index by GID
     private List<GidEvent> lastEvents = List.of();
     private boolean attached;
 
@@ -128,6 +130,7 @@ public final class SoftRocePort {
     private void reset() {
         cache = new GidCache(spec.tableSize(), spec.types().size());
         published = new GidEntry[spec.tableSize()];
+        publishedList = null;
         views = new LinkedHashMap<>();
         viewsByNs = new HashMap<>();
         defaults = new LinkedHashMap<>();
@@ -330,11 +333,21 @@ public final class SoftRocePort {
 
     private void publish(TopologySnapshot snap) {
         BitSet dirty = cache.drainDirty();
+        List<GidEntry> removed = new ArrayList<>();
+        List<GidEntry> added = new ArrayList<>();
         for (int i = dirty.nextSetBit(0); i >= 0; i = dirty.nextSetBit(i + 1)) {
             GidEntry e = cache.entry(i);
+            GidEntry old = published[i];
             published[i] = e == null ? null : RoceGidRules.named(snap, List.of(e)).get(0);
+            if (!Objects.equals(old, published[i])) {
+                if (old != null) {
+                    removed.add(old);
+                }
+                if (published[i] != null) {
+                    added.add(published[i]);
+                }
+            }
         }
-        // One copy into an immutable list; RdmaPort's List.copyOf keeps it as it is.
         GidEntry[] dense = new GidEntry[cache.used()];
         int n = 0;
         for (GidEntry e : published) {
@@ -342,7 +355,9 @@ public final class SoftRocePort {
                 dense[n++] = e;
             }
         }
-        List<GidEntry> entries = List.of(dense);
+        // RdmaPort keeps a GidList as it is; this one shares the unchanged part of the GID index.
+        GidList entries = publishedList == null ? GidList.of(Arrays.asList(dense)) : GidList.next(publishedList, dense, removed, added);
+        publishedList = entries;
         List<String> p = new ArrayList<>();
         if (portNetdev == null) {
             p.add("soft port " + spec.name() + ": no link " + spec.where() + "; its GID table is empty");

@@ -8,12 +8,13 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * An immutable multimap for the snapshot's cross-namespace indexes, split into shards by key hash so
- * that the next generation copies only the shards its edits touch. One pod's event on a host of a
- * thousand pods then copies a few dozen entries instead of every address and link of the host,
- * which is what made a new generation cost milliseconds.
+ * An immutable multimap for indexes that are republished on every change (the snapshot's
+ * cross-namespace indexes, a port's GIDs by value), split into shards by key hash so that the next
+ * version copies only the shards its edits touch. One pod's event on a host of a thousand pods then
+ * copies a few dozen entries instead of every address and link of the host, which is what made a
+ * new generation cost milliseconds.
  */
-final class ShardedIndex<K, V> {
+public final class ShardedIndex<K, V> {
     private static final int SHARDS = 256;
     private static final ShardedIndex<?, ?> EMPTY = new ShardedIndex<>(emptyShards());
 
@@ -24,7 +25,7 @@ final class ShardedIndex<K, V> {
     }
 
     @SuppressWarnings("unchecked")
-    static <K, V> ShardedIndex<K, V> empty() {
+    public static <K, V> ShardedIndex<K, V> empty() {
         return (ShardedIndex<K, V>) EMPTY;
     }
 
@@ -41,16 +42,16 @@ final class ShardedIndex<K, V> {
     }
 
     /** The values under {@code key} in the order they were added; empty when there are none. */
-    List<V> get(K key) {
+    public List<V> get(K key) {
         return shards[shard(key)].getOrDefault(key, List.of());
     }
 
     /** A builder of the next version; this one stays as it is. */
-    Editor<K, V> edit() {
+    public Editor<K, V> edit() {
         return new Editor<>(shards.clone());
     }
 
-    static final class Editor<K, V> {
+    public static final class Editor<K, V> {
         private final Map<K, List<V>>[] shards;
         private final boolean[] copied = new boolean[SHARDS];
 
@@ -67,7 +68,7 @@ final class ShardedIndex<K, V> {
             return shards[i];
         }
 
-        void add(K key, V value) {
+        public void add(K key, V value) {
             Map<K, List<V>> m = writable(key);
             List<V> cur = m.get(key);
             List<V> next = new ArrayList<>(cur == null ? 1 : cur.size() + 1);
@@ -79,7 +80,7 @@ final class ShardedIndex<K, V> {
         }
 
         /** Removes one occurrence of {@code value} under {@code key}, if there is one. */
-        void remove(K key, V value) {
+        public void remove(K key, V value) {
             Map<K, List<V>> m = writable(key);
             List<V> cur = m.get(key);
             if (cur == null) {
@@ -95,7 +96,7 @@ final class ShardedIndex<K, V> {
         }
 
         /** The finished index. The editor must not be used afterwards. */
-        ShardedIndex<K, V> done() {
+        public ShardedIndex<K, V> done() {
             return new ShardedIndex<>(shards);
         }
     }
