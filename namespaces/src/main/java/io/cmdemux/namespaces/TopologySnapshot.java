@@ -11,14 +11,12 @@ import io.cmdemux.netdev.Rtnl;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeMap;
 
 /**
  * Every namespace's links, addresses, routes and nsids at one moment, with indexes across

@@ -6,9 +6,9 @@ import io.cmdemux.gid.Gid;
 import java.time.Duration;
 
 /**
- * Keeps the daemon from being a reflector: per source address (its GID, ::ffff:a.b.c.d for IPv4), the bytes of REJs we send never
- * exceed the bytes of REQs that source sent us, and at most {@code perSecond} REJs a second go to
- * one source (a token bucket).
+ * Keeps the daemon from being a reflector: per source address (as a GID, ::ffff:a.b.c.d for IPv4),
+ * the bytes of REJs we send never exceed the bytes of REQs that source sent us, and at most
+ * {@code perSecond} REJs a second go to one source (a token bucket).
  */
 public final class RejLimiter {
     private final double perSecond;
