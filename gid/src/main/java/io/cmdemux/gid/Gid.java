@@ -1,10 +1,13 @@
 package io.cmdemux.gid;
 
 import io.cmdemux.netdev.InetAddresses;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.util.HexFormat;
 import java.util.Optional;
 
@@ -14,6 +17,9 @@ import java.util.Optional;
  */
 public record Gid(long hi, long lo) {
     public static final Gid ZERO = new Gid(0, 0);
+    // Read for every received request. A ByteBuffer here kept the JIT from inlining read(), and then
+    // each GID read was an allocation.
+    private static final VarHandle BE_LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
 
     public static Gid of(byte[] b) {
         if (b.length != 16) {
@@ -24,12 +30,12 @@ public record Gid(long hi, long lo) {
 
     /** The 16 bytes at {@code offset}, network order; no array is allocated. */
     public static Gid read(byte[] b, int offset) {
-        ByteBuffer bb = ByteBuffer.wrap(b);
-        return new Gid(bb.getLong(offset), bb.getLong(offset + 8));
+        return new Gid((long) BE_LONG.get(b, offset), (long) BE_LONG.get(b, offset + 8));
     }
 
     public void write(byte[] b, int offset) {
-        ByteBuffer.wrap(b).putLong(offset, hi).putLong(offset + 8, lo);
+        BE_LONG.set(b, offset, hi);
+        BE_LONG.set(b, offset + 8, lo);
     }
 
     /** ::ffff:a.b.c.d for an IPv4 address given as a 32-bit value. */

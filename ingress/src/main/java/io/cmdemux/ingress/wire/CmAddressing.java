@@ -32,6 +32,12 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
 
     /** Classifies a request by its service ID and private data; never fails. */
     static CmAddressing of(long serviceIdValue, Octets privateData) {
+        byte[] b = privateData.toByteArray();
+        return of(serviceIdValue, b, 0, b.length);
+    }
+
+    /** The same, with the private data read in place at {@code b[offset .. offset+length)}. */
+    static CmAddressing of(long serviceIdValue, byte[] b, int offset, int length) {
         ServiceId sid = new ServiceId(serviceIdValue);
         PortSpace ps = sid.portSpace();
         if (ps == PortSpace.IB) {
@@ -42,7 +48,7 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
         }
         CmaHeader h;
         try {
-            h = CmaHeader.decode(privateData);
+            h = CmaHeader.decode(b, offset, length);
         } catch (MalformedException e) {
             return new NativeIb(sid, e.reason());
         }

@@ -29,10 +29,11 @@ public enum CmAttribute {
         return ibtaName;
     }
 
+    private static final CmAttribute[] ALL = values(); // values() copies the array on every call
+
     /** The attribute with this ID, or null: LAP, APR and ClassPortInfo are not handled. */
     public static CmAttribute byId(int id) {
         int i = id - REQ.id;
-        CmAttribute[] all = values();
-        return i >= 0 && i < all.length ? all[i] : null;
+        return i >= 0 && i < ALL.length ? ALL[i] : null;
     }
 }

@@ -26,37 +26,45 @@ public final class CmCodec {
      * @throws MalformedException if it is not exactly 256 bytes, not a CM MAD, or an attribute this codec does not know
      */
     public static Mad decode(byte[] b, int offset, int length) throws MalformedException {
+        return decodeChecked(b, offset, check(b, offset, length));
+    }
+
+    /** What {@link #decode} checks, without building anything: the CM attribute the MAD carries. */
+    static CmAttribute check(byte[] b, int offset, int length) throws MalformedException {
         if (length != Mad.SIZE) {
             throw new MalformedException(offset, "MAD is " + length + " bytes, a MAD has " + Mad.SIZE);
         }
-        MadHeader h = decodeHeader(b, offset);
-        if (h.baseVersion() != MadHeader.BASE_VERSION) {
-            throw new MalformedException(offset + OFF_BASE_VERSION, "MAD base version " + h.baseVersion() + " is not 1");
+        int baseVersion = Be.u8(b, offset + OFF_BASE_VERSION);
+        if (baseVersion != MadHeader.BASE_VERSION) {
+            throw new MalformedException(offset + OFF_BASE_VERSION, "MAD base version " + baseVersion + " is not 1");
         }
-        if (h.mgmtClass() != MadHeader.MGMT_CLASS_CM) {
-            throw new MalformedException(offset + OFF_MGMT_CLASS,
-                    String.format("management class 0x%02x is not CM (0x07)", h.mgmtClass()));
+        int mgmtClass = Be.u8(b, offset + OFF_MGMT_CLASS);
+        if (mgmtClass != MadHeader.MGMT_CLASS_CM) {
+            throw new MalformedException(offset + OFF_MGMT_CLASS, String.format("management class 0x%02x is not CM (0x07)", mgmtClass));
         }
-        CmAttribute attr = CmAttribute.byId(h.attributeId());
+        int attributeId = Be.u16(b, offset + OFF_ATTR_ID);
+        CmAttribute attr = CmAttribute.byId(attributeId);
         if (attr == null) {
-            throw new MalformedException(offset + OFF_ATTR_ID,
-                    String.format("unknown CM attribute ID 0x%04x", h.attributeId()));
+            throw new MalformedException(offset + OFF_ATTR_ID, String.format("unknown CM attribute ID 0x%04x", attributeId));
         }
+        return attr;
+    }
+
+    /** The MAD at {@code b[offset]}, which {@link #check} found to carry {@code attr}. */
+    static Mad decodeChecked(byte[] b, int offset, CmAttribute attr) {
         int d = offset + MadHeader.SIZE;
-        CmMessage m;
-        switch (attr) {
-            case REQ -> m = ReqLayout.decode(b, d);
-            case MRA -> m = ShortLayouts.decodeMra(b, d);
-            case REJ -> m = ShortLayouts.decodeRej(b, d);
-            case REP -> m = ShortLayouts.decodeRep(b, d);
-            case RTU -> m = ShortLayouts.decodeRtu(b, d);
-            case DREQ -> m = ShortLayouts.decodeDreq(b, d);
-            case DREP -> m = ShortLayouts.decodeDrep(b, d);
-            case SIDR_REQ -> m = ShortLayouts.decodeSidrReq(b, d);
-            case SIDR_REP -> m = ShortLayouts.decodeSidrRep(b, d);
-            default -> throw new IllegalStateException("unhandled " + attr);
-        }
-        return new Mad(h, m);
+        CmMessage m = switch (attr) {
+            case REQ -> ReqLayout.decode(b, d);
+            case MRA -> ShortLayouts.decodeMra(b, d);
+            case REJ -> ShortLayouts.decodeRej(b, d);
+            case REP -> ShortLayouts.decodeRep(b, d);
+            case RTU -> ShortLayouts.decodeRtu(b, d);
+            case DREQ -> ShortLayouts.decodeDreq(b, d);
+            case DREP -> ShortLayouts.decodeDrep(b, d);
+            case SIDR_REQ -> ShortLayouts.decodeSidrReq(b, d);
+            case SIDR_REP -> ShortLayouts.decodeSidrRep(b, d);
+        };
+        return new Mad(decodeHeader(b, offset), m);
     }
 
     public static MadHeader decodeHeader(byte[] b, int o) {

@@ -42,12 +42,17 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
 
     /** Reads the header from the first 36 bytes of a REQ's private data. */
     public static CmaHeader decode(Octets privateData) throws MalformedException {
-        if (privateData.length() < SIZE) {
-            throw new MalformedException(0, "private data of " + privateData.length() + " bytes cannot hold the 36-byte rdma_cm header");
-        }
         byte[] b = privateData.toByteArray();
-        return new CmaHeader(Be.u8(b, OFF_VERSION), Be.u8(b, OFF_IP_VERSION) >>> 4, Be.u16(b, OFF_PORT),
-                Gid.read(b, OFF_SRC), Gid.read(b, OFF_DST));
+        return decode(b, 0, b.length);
+    }
+
+    /** The same, from private data at {@code b[offset .. offset+length)}; error offsets are relative to it. */
+    static CmaHeader decode(byte[] b, int offset, int length) throws MalformedException {
+        if (length < SIZE) {
+            throw new MalformedException(0, "private data of " + length + " bytes cannot hold the 36-byte rdma_cm header");
+        }
+        return new CmaHeader(Be.u8(b, offset + OFF_VERSION), Be.u8(b, offset + OFF_IP_VERSION) >>> 4, Be.u16(b, offset + OFF_PORT),
+                Gid.read(b, offset + OFF_SRC), Gid.read(b, offset + OFF_DST));
     }
 
     /** Private data of {@code CmReq.PRIVATE_DATA_SIZE} bytes: this header, then {@code consumerData}. */

@@ -56,13 +56,7 @@ class CmCodecRoundTripProperties {
     @Property(tries = 500)
     void framesRoundTripThroughBuilderAndDecoder(@ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data, @ForAll boolean v6,
             @ForAll boolean tagged) throws Exception {
-        byte[] mad = new byte[Mad.SIZE];
-        mad[0] = 1;
-        mad[1] = 7;
-        mad[2] = 2;
-        mad[3] = 3;
-        mad[17] = (byte) attribute.id();
-        System.arraycopy(data, 0, mad, MadHeader.SIZE, data.length);
+        byte[] mad = Frames.sendMad(attribute, data);
         Mad m = CmCodec.decode(mad, 0, Mad.SIZE);
         L3Header l3 = v6 ? new L3Header(6, Gid.parse("fd00::1"), Gid.parse("fd00::2"), 3, 9, 0x12345)
                 : new L3Header(4, Gid.parse("::ffff:1.2.3.4"), Gid.parse("::ffff:5.6.7.8"), 3, 9, 0);

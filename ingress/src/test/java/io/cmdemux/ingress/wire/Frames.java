@@ -30,6 +30,18 @@ final class Frames {
         return RoceFrameBuilder.cmFrame(CmSamples.l2(vlan), CmSamples.l3(src, dst), 0xC001, 0xFFFF, 5, Mad.of(m, 0x42));
     }
 
+    /** A CM MAD (base version 1, class 7, class version 2, method Send) with {@code data} as its 232 bytes of CM data. */
+    static byte[] sendMad(CmAttribute attribute, byte[] data) {
+        byte[] mad = new byte[Mad.SIZE];
+        mad[0] = 1;
+        mad[1] = 7;
+        mad[2] = 2;
+        mad[3] = 3;
+        mad[17] = (byte) attribute.id();
+        System.arraycopy(data, 0, mad, MadHeader.SIZE, data.length);
+        return mad;
+    }
+
     /** Offset of the MAD in an untagged IPv4 frame. */
     static final int MAD_V4 = ETH + IPV4 + UDP + BTH + DETH;
 }

@@ -1,0 +1,360 @@
+package io.cmdemux.ingress.wire;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.netdev.HwAddr;
+import io.cmdemux.netdev.MalformedException;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * A RoCEv2 frame carrying a CM MAD, checked and read in place: every header the decoder checks has
+ * been checked and the ICRC compared, but nothing is copied out until asked for. The receive path
+ * needs a handful of a request's fields to route it; {@link #toFrame()} builds the whole record tree
+ * for whoever shows, stores or answers the frame.
+ *
+ * <p>A view can be pointed at one frame after another, so that a receive loop allocates nothing per
+ * frame: it belongs to one thread, and the frame's bytes must not change while it is in use.
+ * {@link #ethernet} and {@link #ip} give a fresh one.
+ */
+public final class RoceFrameView {
+    private static final int NONE = -1;
+
+    private byte[] f;
+    private int l2; // NONE for a bare IP packet
+    private int vlanTci; // NONE when untagged
+    private int l3;
+    private int udp;
+    private int bth;
+    private int mad;
+    private int icrcAt;
+    private boolean icrcValid;
+    private CmAttribute attribute;
+
+    /** A view of nothing yet; {@link #wrapEthernet} or {@link #wrapIp} point it at a frame. Reading it before that fails. */
+    public RoceFrameView() {}
+
+    private RoceFrameView set(byte[] f, int l2, int vlanTci, int l3, int udp, int mad, int icrcAt, boolean icrcValid, CmAttribute attribute) {
+        this.f = f;
+        this.l2 = l2;
+        this.vlanTci = vlanTci;
+        this.l3 = l3;
+        this.udp = udp;
+        this.bth = udp + RoceDecoder.UDP_HEADER;
+        this.mad = mad;
+        this.icrcAt = icrcAt;
+        this.icrcValid = icrcValid;
+        this.attribute = attribute;
+        return this;
+    }
+
+    /**
+     * The Ethernet frame at {@code f[start .. end)}. A wrong ICRC does not fail: the view says so.
+     *
+     * @throws MalformedException with an index into {@code f}, if it is not a RoCEv2 CM frame
+     */
+    public static RoceFrameView ethernet(byte[] f, int start, int end) throws MalformedException {
+        return new RoceFrameView().wrapEthernet(f, start, end);
+    }
+
+    /**
+     * Points this view at the Ethernet frame at {@code f[start .. end)}; one view per receiving thread
+     * spares an allocation per frame. After a failure the view is unchanged.
+     */
+    public RoceFrameView wrapEthernet(byte[] f, int start, int end) throws MalformedException {
+        Objects.checkFromToIndex(start, end, f.length);
+        if (end - start == V4_FRAME && isPlainV4Req(f, start)) {
+            int l3 = start + RoceDecoder.ETH_HEADER;
+            int udp = l3 + RoceDecoder.IPV4_HEADER;
+            int mad = udp + RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
+            int icrcAt = end - Icrc.SIZE;
+            boolean icrcValid = Icrc.read(f, icrcAt) == Icrc.compute(f, l3, RoceDecoder.IPV4_HEADER, icrcAt);
+            return set(f, start, NONE, l3, udp, mad, icrcAt, icrcValid, CmAttribute.byId(Be.u16(f, mad + MAD_ATTRIBUTE_ID)));
+        }
+        return wrapEthernetChecked(f, start, end);
+    }
+
+    // The common frame, checked a word at a time: untagged Ethernet, IPv4 without options or fragments,
+    // UDP to 4791 with the right length, BTH UD SEND_ONLY to QP1 without pad, a CM MAD header with a
+    // known attribute. Whatever differs takes the field-by-field checks, which find the exact fault.
+    private static final int V4_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
+            + Deth.SIZE + Mad.SIZE + Icrc.SIZE;
+    private static final int MAD_ATTRIBUTE_ID = 16;
+    // bytes 12-19: ethertype, version and IHL, (TOS), total length, (ID)
+    private static final long V4_AT_12_MASK = 0xFFFF_FF00_FFFF_0000L;
+    private static final long V4_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - RoceDecoder.ETH_HEADER) << 16;
+    // bytes 20-27: flags and fragment offset (but not DF), (TTL), protocol, (checksum, source)
+    private static final long V4_AT_20_MASK = 0x3FFF_00FF_0000_0000L;
+    private static final long V4_AT_20 = (long) RoceDecoder.IPPROTO_UDP << 32;
+    // bytes 36-43: destination port, UDP length, (checksum), BTH opcode, pad count
+    private static final long V4_AT_36_MASK = 0xFFFF_FFFF_0000_FF30L;
+    private static final long V4_AT_36 = (long) RoceDecoder.ROCEV2_UDP_PORT << 48
+            | (long) (V4_FRAME - RoceDecoder.ETH_HEADER - RoceDecoder.IPV4_HEADER) << 32 | Bth.OPCODE_UD_SEND_ONLY << 8;
+    // bytes 44-51: (P_Key, FECN/BECN), destination QP, (AckReq, PSN)
+    private static final long V4_AT_44_MASK = 0x0000_00FF_FFFF_0000L;
+    private static final long V4_AT_44 = (long) Bth.GSI_QP << 16;
+    // bytes 62-63: MAD base version, management class
+    private static final int V4_MAD = MadHeader.BASE_VERSION << 8 | MadHeader.MGMT_CLASS_CM;
+
+    private static boolean isPlainV4Req(byte[] f, int s) {
+        int attribute = Be.u16(f, s + 62 + MAD_ATTRIBUTE_ID);
+        return (Be.u64(f, s + 12) & V4_AT_12_MASK) == V4_AT_12
+                && (Be.u64(f, s + 20) & V4_AT_20_MASK) == V4_AT_20
+                && (Be.u64(f, s + 36) & V4_AT_36_MASK) == V4_AT_36
+                && (Be.u64(f, s + 44) & V4_AT_44_MASK) == V4_AT_44
+                && Be.u16(f, s + 62) == V4_MAD
+                && attribute >= CmAttribute.REQ.id() && attribute <= CmAttribute.SIDR_REP.id();
+    }
+
+    /** {@link #wrapEthernet} without the word-at-a-time shortcut: every check, one field at a time. */
+    RoceFrameView wrapEthernetChecked(byte[] f, int start, int end) throws MalformedException {
+        need(start, RoceDecoder.ETH_HEADER, end, "Ethernet header");
+        int typeAt = start + 12;
+        int type = Be.u16(f, typeAt);
+        int tci = NONE;
+        if (type == RoceDecoder.ETHERTYPE_VLAN || type == RoceDecoder.ETHERTYPE_QINQ) {
+            need(start + RoceDecoder.ETH_HEADER, RoceDecoder.VLAN_TAG, end, "802.1Q tag");
+            tci = Be.u16(f, start + RoceDecoder.ETH_HEADER);
+            typeAt = start + RoceDecoder.ETH_HEADER + 2;
+            type = Be.u16(f, typeAt);
+            if (type == RoceDecoder.ETHERTYPE_VLAN || type == RoceDecoder.ETHERTYPE_QINQ) {
+                throw new MalformedException(typeAt, "stacked VLAN tags are not supported");
+            }
+        }
+        int expectVersion;
+        if (type == RoceDecoder.ETHERTYPE_IPV4) {
+            expectVersion = 4;
+        } else if (type == RoceDecoder.ETHERTYPE_IPV6) {
+            expectVersion = 6;
+        } else {
+            throw new MalformedException(typeAt, String.format("ethertype 0x%04x is not IPv4 or IPv6", type));
+        }
+        return ip(f, start, tci, typeAt + 2, end, expectVersion);
+    }
+
+    /** The bare IPv4 or IPv6 packet at {@code f[start .. end)} (LINKTYPE_RAW and friends). */
+    public static RoceFrameView ip(byte[] f, int start, int end) throws MalformedException {
+        return new RoceFrameView().wrapIp(f, start, end);
+    }
+
+    /** Points this view at the bare IP packet at {@code f[start .. end)}. */
+    public RoceFrameView wrapIp(byte[] f, int start, int end) throws MalformedException {
+        Objects.checkFromToIndex(start, end, f.length);
+        return ip(f, NONE, NONE, start, end, 0);
+    }
+
+    // The checks come in small methods: as one 700-byte method they were too big for the JIT to inline.
+    private RoceFrameView ip(byte[] f, int l2, int tci, int l3, int end, int expectVersion) throws MalformedException {
+        need(l3, 1, end, "IP header");
+        int version = Be.u8(f, l3) >>> 4;
+        if (expectVersion != 0 && version != expectVersion) {
+            throw new MalformedException(l3, "IP version " + version + " under an IPv" + expectVersion + " ethertype");
+        }
+        int headerLength = version == 4 ? ipv4(f, l3, end) : ipv6(f, l3, end, version);
+        int ipEnd = version == 4 ? l3 + Be.u16(f, l3 + 2) : l3 + RoceDecoder.IPV6_HEADER + Be.u16(f, l3 + 4);
+        int udp = l3 + headerLength;
+        int madAt = transport(f, udp, ipEnd);
+        int icrcAt = ipEnd - Icrc.SIZE;
+        boolean icrcValid = Icrc.read(f, icrcAt) == Icrc.compute(f, l3, headerLength, icrcAt);
+        CmAttribute attribute = CmCodec.check(f, madAt, icrcAt - madAt - padCount(f, udp));
+        return set(f, l2, tci, l3, udp, madAt, icrcAt, icrcValid, attribute);
+    }
+
+    /** Checks an IPv4 header; its length. */
+    private static int ipv4(byte[] f, int l3, int end) throws MalformedException {
+        need(l3, RoceDecoder.IPV4_HEADER, end, "IPv4 header");
+        int headerLength = (Be.u8(f, l3) & 0xf) * 4;
+        if (headerLength < RoceDecoder.IPV4_HEADER) {
+            throw new MalformedException(l3, "IPv4 header length " + headerLength + " is below 20");
+        }
+        need(l3, headerLength, end, "IPv4 header with options");
+        int total = Be.u16(f, l3 + 2);
+        if (total < headerLength || l3 + total > end) {
+            throw new MalformedException(l3 + 2, "IPv4 total length " + total + " does not fit the " + (end - l3) + " bytes captured");
+        }
+        if ((Be.u16(f, l3 + 6) & 0x3fff) != 0) {
+            throw new MalformedException(l3 + 6, "fragmented IPv4 packet");
+        }
+        if (Be.u8(f, l3 + 9) != RoceDecoder.IPPROTO_UDP) {
+            throw new MalformedException(l3 + 9, "IP protocol " + Be.u8(f, l3 + 9) + " is not UDP");
+        }
+        return headerLength;
+    }
+
+    /** Checks an IPv6 header, or fails for any other IP version; its length. */
+    private static int ipv6(byte[] f, int l3, int end, int version) throws MalformedException {
+        if (version != 6) {
+            throw new MalformedException(l3, "IP version " + version + " is neither 4 nor 6");
+        }
+        need(l3, RoceDecoder.IPV6_HEADER, end, "IPv6 header");
+        int payload = Be.u16(f, l3 + 4);
+        if (l3 + RoceDecoder.IPV6_HEADER + payload > end) {
+            throw new MalformedException(l3 + 4, "IPv6 payload length " + payload + " does not fit the "
+                    + (end - l3 - RoceDecoder.IPV6_HEADER) + " bytes captured");
+        }
+        if (Be.u8(f, l3 + 6) != RoceDecoder.IPPROTO_UDP) {
+            throw new MalformedException(l3 + 6, "IPv6 next header " + Be.u8(f, l3 + 6) + " is not UDP (extension headers are not supported)");
+        }
+        return RoceDecoder.IPV6_HEADER;
+    }
+
+    /** Checks UDP, BTH and DETH up to the MAD, and that the MAD has its 256 bytes; where the MAD starts. */
+    private static int transport(byte[] f, int udp, int ipEnd) throws MalformedException {
+        need(udp, RoceDecoder.UDP_HEADER, ipEnd, "UDP header");
+        int dport = Be.u16(f, udp + 2);
+        if (dport != RoceDecoder.ROCEV2_UDP_PORT) {
+            throw new MalformedException(udp + 2, "UDP port " + dport + " is not RoCEv2 (4791)");
+        }
+        int udpLength = Be.u16(f, udp + 4);
+        if (udpLength != ipEnd - udp) {
+            throw new MalformedException(udp + 4, "UDP length " + udpLength + " does not match the " + (ipEnd - udp) + " bytes after the IP header");
+        }
+        int bthAt = udp + RoceDecoder.UDP_HEADER;
+        need(bthAt, Bth.SIZE, ipEnd, "BTH");
+        int opcode = Be.u8(f, bthAt);
+        if (opcode != Bth.OPCODE_UD_SEND_ONLY) {
+            throw new MalformedException(bthAt, String.format("BTH opcode 0x%02x is not UD SEND_ONLY (0x64), so no MAD", opcode));
+        }
+        int destQp = Be.u24(f, bthAt + 5);
+        if (destQp != Bth.GSI_QP) {
+            throw new MalformedException(bthAt + 5, "BTH destination QP " + destQp + " is not QP1, so no CM MAD");
+        }
+        int dethAt = bthAt + Bth.SIZE;
+        need(dethAt, Deth.SIZE + Icrc.SIZE, ipEnd, "DETH and ICRC");
+        int madAt = dethAt + Deth.SIZE;
+        int madLength = ipEnd - Icrc.SIZE - madAt - padCount(f, udp);
+        if (madLength != Mad.SIZE) {
+            throw new MalformedException(madAt, "MAD is " + Math.max(madLength, 0) + " bytes, a MAD has " + Mad.SIZE);
+        }
+        return madAt;
+    }
+
+    private static int padCount(byte[] f, int udp) {
+        return (Be.u8(f, udp + RoceDecoder.UDP_HEADER + 1) >>> 4) & 0x3;
+    }
+
+    private static void need(int at, int n, int end, String what) throws MalformedException {
+        if (at + n > end) {
+            throw new MalformedException(Math.min(at, end), what + " needs " + n + " bytes, " + Math.max(end - at, 0) + " remain");
+        }
+    }
+
+    public boolean icrcValid() {
+        return icrcValid;
+    }
+
+    public CmAttribute attribute() {
+        return attribute;
+    }
+
+    public int ipVersion() {
+        return Be.u8(f, l3) >>> 4;
+    }
+
+    /** The IP source as a GID (IPv4 in ::ffff:a.b.c.d form). */
+    public Gid ipSrc() {
+        return ipVersion() == 4 ? Gid.ipv4Mapped(Be.u32(f, l3 + 12)) : Gid.read(f, l3 + 8);
+    }
+
+    public Gid ipDst() {
+        return ipVersion() == 4 ? Gid.ipv4Mapped(Be.u32(f, l3 + 16)) : Gid.read(f, l3 + 24);
+    }
+
+    /** The BTH's P_Key, the one the port checks against its table. */
+    public int bthPkey() {
+        return Be.u16(f, bth + 2);
+    }
+
+    /** The 802.1Q VLAN ID, or -1 when untagged or without a link layer. */
+    public int vlanId() {
+        return vlanTci == NONE ? NONE : vlanTci & 0xfff;
+    }
+
+    /** The Ethernet destination, or null without a link layer. */
+    public HwAddr l2Dst() {
+        return l2 == NONE ? null : HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6));
+    }
+
+    /** A REQ's local comm ID or a SIDR REQ's request ID: both open the CM data. */
+    public int requestId() {
+        requireRequest();
+        return Be.u32(f, mad + MadHeader.SIZE);
+    }
+
+    /** The service ID of a REQ or SIDR REQ; both keep it at byte 8 of the CM data. */
+    public long serviceId() {
+        requireRequest();
+        return Be.u64(f, mad + MadHeader.SIZE + ReqLayout.SERVICE_ID);
+    }
+
+    /** The P_Key a REQ or SIDR REQ asks for. */
+    public int requestPkey() {
+        int d = mad + MadHeader.SIZE;
+        return requireRequest() == CmAttribute.REQ ? Be.u16(f, d + ReqLayout.PARTITION_KEY) : Be.u16(f, d + ShortLayouts.SIDR_REQ_PKEY);
+    }
+
+    /** A REQ's primary path remote GID: the GID of ours that the active side connects to. */
+    public Gid primaryRemoteGid() {
+        requireReq();
+        return Gid.read(f, mad + MadHeader.SIZE + ReqLayout.PRIMARY_PATH + ReqLayout.P_REMOTE_GID);
+    }
+
+    public Gid primaryLocalGid() {
+        requireReq();
+        return Gid.read(f, mad + MadHeader.SIZE + ReqLayout.PRIMARY_PATH + ReqLayout.P_LOCAL_GID);
+    }
+
+    /**
+     * The first 36 bytes of the request's private data read as the rdma_cm header, whatever the service
+     * ID says; {@link #addressing()} is the reading that decides.
+     */
+    public CmaHeader cmaHeader() {
+        int d = mad + MadHeader.SIZE;
+        boolean req = requireRequest() == CmAttribute.REQ;
+        try {
+            return req ? CmaHeader.decode(f, d + ReqLayout.PRIVATE_DATA, CmReq.PRIVATE_DATA_SIZE)
+                    : CmaHeader.decode(f, d + ShortLayouts.SIDR_REQ_PRIVATE_DATA, CmSidrReq.PRIVATE_DATA_SIZE);
+        } catch (MalformedException e) {
+            throw new IllegalStateException("a request's private data holds an rdma_cm header", e);
+        }
+    }
+
+    /** How the request addresses its listener, read from the private data in place. */
+    public CmAddressing addressing() {
+        int d = mad + MadHeader.SIZE;
+        return requireRequest() == CmAttribute.REQ
+                ? CmAddressing.of(serviceId(), f, d + ReqLayout.PRIVATE_DATA, CmReq.PRIVATE_DATA_SIZE)
+                : CmAddressing.of(serviceId(), f, d + ShortLayouts.SIDR_REQ_PRIVATE_DATA, CmSidrReq.PRIVATE_DATA_SIZE);
+    }
+
+    private CmAttribute requireRequest() {
+        if (attribute != CmAttribute.REQ && attribute != CmAttribute.SIDR_REQ) {
+            throw new IllegalStateException(attribute + " is not a request");
+        }
+        return attribute;
+    }
+
+    private void requireReq() {
+        if (attribute != CmAttribute.REQ) {
+            throw new IllegalStateException(attribute + " is not a REQ");
+        }
+    }
+
+    /** Every field, as records. */
+    public RoceFrame toFrame() {
+        L2Header l2h = null;
+        if (l2 != NONE) {
+            l2h = new L2Header(HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6)), HwAddr.of(Arrays.copyOfRange(f, l2 + 6, l2 + 12)),
+                    vlanTci == NONE ? null : Vlan.ofTci(vlanTci));
+        }
+        L3Header l3h;
+        if (ipVersion() == 4) {
+            l3h = new L3Header(4, ipSrc(), ipDst(), Be.u8(f, l3 + 1), Be.u8(f, l3 + 8), 0);
+        } else {
+            int word0 = Be.u32(f, l3);
+            l3h = new L3Header(6, ipSrc(), ipDst(), (word0 >>> 20) & 0xff, Be.u8(f, l3 + 7), word0 & 0xfffff);
+        }
+        int stored = Icrc.read(f, icrcAt);
+        return new RoceFrame(l2h, l3h, Be.u16(f, udp), Bth.decode(f, bth), Deth.decode(f, bth + Bth.SIZE),
+                CmCodec.decodeChecked(f, mad, attribute), stored, icrcValid);
+    }
+}
