@@ -51,6 +51,11 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
         if (length < SIZE) {
             throw new MalformedException(0, "private data of " + length + " bytes cannot hold the 36-byte rdma_cm header");
         }
+        return read(b, offset);
+    }
+
+    /** The header at {@code b[offset]}, where private data of at least 36 bytes starts. */
+    static CmaHeader read(byte[] b, int offset) {
         return new CmaHeader(Be.u8(b, offset + OFF_VERSION), Be.u8(b, offset + OFF_IP_VERSION) >>> 4, Be.u16(b, offset + OFF_PORT),
                 Gid.read(b, offset + OFF_SRC), Gid.read(b, offset + OFF_DST));
     }

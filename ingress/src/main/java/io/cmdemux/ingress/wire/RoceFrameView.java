@@ -309,13 +309,8 @@ public final class RoceFrameView {
      */
     public CmaHeader cmaHeader() {
         int d = mad + MadHeader.SIZE;
-        boolean req = requireRequest() == CmAttribute.REQ;
-        try {
-            return req ? CmaHeader.decode(f, d + ReqLayout.PRIVATE_DATA, CmReq.PRIVATE_DATA_SIZE)
-                    : CmaHeader.decode(f, d + ShortLayouts.SIDR_REQ_PRIVATE_DATA, CmSidrReq.PRIVATE_DATA_SIZE);
-        } catch (MalformedException e) {
-            throw new IllegalStateException("a request's private data holds an rdma_cm header", e);
-        }
+        // Both private data areas (92 and 136 bytes) hold the 36-byte header.
+        return CmaHeader.read(f, d + (requireRequest() == CmAttribute.REQ ? ReqLayout.PRIVATE_DATA : ShortLayouts.SIDR_REQ_PRIVATE_DATA));
     }
 
     /** How the request addresses its listener, read from the private data in place. */
