@@ -163,6 +163,8 @@ public final class ControlServer implements Consumers {
     private volatile AcceptHandler acceptHandler;
     private volatile DisconnectHandler disconnectHandler;
     private volatile Channel hostServer;
+    /** Per thread, between holdDeliveries and releaseDeliveries: the connections to wake at the release. */
+    private final ThreadLocal<List<Connection>> held = new ThreadLocal<>();
     private volatile boolean closed;
 
     /**
@@ -413,9 +415,35 @@ public final class ControlServer implements Consumers {
         byte[] bytes = Messages.encodeRequest(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary,
                 names.of(decided));
         c.expect(d.traceId(), l.bindOrder());
-        c.send(Unpooled.wrappedBuffer(bytes), counters);
+        if (c.queue(Unpooled.wrappedBuffer(bytes))) {
+            List<Connection> woken = held.get();
+            if (woken != null) {
+                woken.add(c);
+            } else {
+                c.drainSoon(counters);
+            }
+        }
         counters.inc("deliver.sent");
         return true;
+    }
+
+    @Override
+    public void holdDeliveries() {
+        if (held.get() == null) {
+            held.set(new java.util.ArrayList<>());
+        }
+    }
+
+    @Override
+    public void releaseDeliveries() {
+        List<Connection> woken = held.get();
+        if (woken == null) {
+            return;
+        }
+        held.remove();
+        for (Connection c : woken) {
+            c.drainSoon(counters);
+        }
     }
 
     /** The handler runs on a Netty event loop: it must hand slow work (sending the REJ may be) to its own thread. */

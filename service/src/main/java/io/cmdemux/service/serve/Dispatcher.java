@@ -118,6 +118,16 @@ public final class Dispatcher {
         return traceId;
     }
 
+    /** See {@link Consumers#holdDeliveries()}. */
+    public void holdDeliveries() {
+        consumers.holdDeliveries();
+    }
+
+    /** See {@link Consumers#releaseDeliveries()}. */
+    public void releaseDeliveries() {
+        consumers.releaseDeliveries();
+    }
+
     private void consumerRejected(long traceId, int reason, byte[] ari, byte[] privateData) {
         Pending p = pending.asMap().remove(traceId);
         if (p == null) {
