@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.PacketMeta;
-import io.cmdemux.ingress.wire.CmMra;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmSidrRep;
@@ -26,8 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
-    /** CMA_CM_MRA_SETTING: IB_CM_MRA_FLAG_DELAY | 24 — the service timeout rdma_cm advertises. */
-    private static final int MRA_SERVICE_TIMEOUT = 24;
     private static final int UDP_SOURCE_PORT = 0xc000;
 
     private final Consumers consumers;
@@ -42,8 +39,15 @@ public final class Dispatcher {
 
     private record ReqKey(long localCommId, long caGuid) {}
 
-    /** Our answer to one request: the frame to repeat for duplicates (null if none). */
-    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId) {}
+    /**
+     * Our answer to one request: the frame to repeat for duplicates (null if none), or for a
+     * delivered REQ the REQ itself ({@code request}), whose MRA is rebuilt if a duplicate needs it.
+     */
+    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, byte[] request) {
+        byte[] repeat() {
+            return frame != null ? frame : request != null ? Sessions.mra(Sessions.decodeAgain(request), localCommId) : null;
+        }
+    }
 
     /** {@code request} is the REQ's bytes, decoded again only if the consumer rejects it. */
     private record Pending(byte[] request, FrameSender port, int localCommId, ReqKey key) {}
@@ -69,8 +73,11 @@ public final class Dispatcher {
             if (earlier != null) {
                 metrics.duplicate();
                 // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
-                if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r)) && earlier.frame() != null) {
-                    send(earlier.port(), earlier.frame(), "repeat");
+                if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r))) {
+                    byte[] again = earlier.repeat();
+                    if (again != null) {
+                        send(earlier.port(), again, "repeat");
+                    }
                 }
                 return DUPLICATE;
             }
@@ -79,12 +86,11 @@ public final class Dispatcher {
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
-                byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
-                        new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+                byte[] mra = meta.sidr() ? null : Sessions.mra(frame, localCommId);
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
                 pending.put(traceId, new Pending(raw, port, localCommId, key));
-                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner(), mra);
+                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner());
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (!taken) {
                     pending.invalidate(traceId);
@@ -95,12 +101,12 @@ public final class Dispatcher {
                 }
                 metrics.decision("deliver", "");
                 if (recorded) {
-                    sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
+                    sessions.acknowledge(localCommId, mra); // the MRA, unless the consumer has answered already
                 } else if (mra != null) {
                     send(port, mra, "MRA");
                 }
                 if (key != null) {
-                    seen.put(key, new Answer(Decision.Outcome.DELIVER, mra, port, localCommId));
+                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, mra == null ? null : raw));
                 }
             }
             case REJECT -> {
@@ -111,7 +117,7 @@ public final class Dispatcher {
                 metrics.decision("drop", "");
                 metrics.drop(dropLabel(d.dropReason()));
                 if (key != null) {
-                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId));
+                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId, null));
                 }
             }
         }
@@ -164,7 +170,7 @@ public final class Dispatcher {
         CmRej rej = new CmRej(localCommId, remote, 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
         byte[] out = RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0);
         if (key != null) {
-            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId));
+            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId, null));
         }
         if (!limiter.allowReply(frame.l3().src(), out.length)) {
             metrics.drop("rej-rate-limited");

@@ -71,11 +71,12 @@ public final class Sessions implements AutoCloseable {
         final long timeoutMillis;
         final int maxRetries;
         volatile State state = State.MRA_REQ_SENT;
+        /** The REP or DREQ to repeat; null while the MRA is our answer (rebuilt from the REQ if it is needed again). */
         byte[] lastSent;
         int retriesLeft;
         ScheduledFuture<?> timer;
 
-        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port, byte[] mra) {
+        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port) {
             this.localCommId = localCommId;
             this.traceId = traceId;
             this.owner = owner;
@@ -90,7 +91,6 @@ public final class Sessions implements AutoCloseable {
             // cm_req_handler: timeout_ms from the requester's local CM response timeout, max_cm_retries from the REQ
             this.timeoutMillis = Math.max(1, Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(r.localCmResponseTimeout())));
             this.maxRetries = r.maxCmRetries();
-            this.lastSent = mra;
         }
     }
 
@@ -143,13 +143,22 @@ public final class Sessions implements AutoCloseable {
         }
     }
 
-    /** Records a REQ handed to its consumer, acknowledged on the wire with {@code mra}; {@code raw} is {@code req}'s bytes. */
-    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner, byte[] mra) {
+    /**
+     * The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING), from
+     * {@code localCommId}, ours for the connection.
+     */
+    public static byte[] mra(RoceFrame req, int localCommId) {
+        CmReq r = (CmReq) req.mad().message();
+        return RoceFrameBuilder.reply(req, new CmMra(localCommId, r.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+    }
+
+    /** Records a REQ handed to its consumer; {@code raw} is {@code req}'s bytes. */
+    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner) {
         if (byLocal.size() >= config.maxSessions()) {
             metrics.drop("sessions-full");
             return false;
         }
-        Session s = new Session(localCommId, traceId, owner, req, raw, port, mra);
+        Session s = new Session(localCommId, traceId, owner, req, raw, port);
         byLocal.put(localCommId, s);
         byRemote.put(s.remote, s);
         byTrace.put(traceId, s);
@@ -173,14 +182,14 @@ public final class Sessions implements AutoCloseable {
      * Sends the MRA for a delivered request, as cma_ib_req_handler does once its listener took the
      * event, and only if the consumer has not answered it already (then the REP or REJ went first).
      */
-    public void acknowledge(int localCommId) {
+    public void acknowledge(int localCommId, byte[] mra) {
         Session s = byLocal.get(localCommId);
         if (s == null) {
             return; // answered with REJECT and forgotten already
         }
         synchronized (s) {
-            if (s.state == State.MRA_REQ_SENT && s.lastSent != null) {
-                send(s.port, s.lastSent, "mra");
+            if (s.state == State.MRA_REQ_SENT) {
+                send(s.port, mra, "mra");
             }
         }
     }
@@ -195,8 +204,11 @@ public final class Sessions implements AutoCloseable {
             return false;
         }
         synchronized (s) {
-            if ((s.state == State.MRA_REQ_SENT || s.state == State.REP_SENT) && s.lastSent != null) {
-                send(s.port, s.lastSent, s.state == State.REP_SENT ? "rep-repeat" : "mra-repeat");
+            if (s.state == State.MRA_REQ_SENT) {
+                // Rebuilt rather than kept: a third of an unanswered request's heap, for a rare retransmission.
+                send(s.port, mra(decodeAgain(s.reqRaw), s.localCommId), "mra-repeat");
+            } else if (s.state == State.REP_SENT && s.lastSent != null) {
+                send(s.port, s.lastSent, "rep-repeat");
             }
         }
         return true;
