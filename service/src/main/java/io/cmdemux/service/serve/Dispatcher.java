@@ -33,7 +33,11 @@ public final class Dispatcher {
     private final AtomicLong nextTraceId = new AtomicLong(1);
     /** Requests recently seen: (local comm ID, CA GUID) → what we answered. */
     private final Cache<ReqKey, Answer> seen;
-    /** Deliveries a consumer may still REJECT: trace ID → the request and where to answer it. */
+    /**
+     * Deliveries a consumer may still REJECT that have no session (SIDR REQs, or REQs beyond the
+     * session limit): trace ID → the request and where to answer it. A REQ with a session is
+     * answered from the session, which holds the same, so this map is not paid for every REQ.
+     */
     private final Cache<Long, Pending> pending;
     private final Sessions sessions;
 
@@ -50,7 +54,7 @@ public final class Dispatcher {
     }
 
     /** {@code request} is the REQ's bytes, decoded again only if the consumer rejects it. */
-    private record Pending(byte[] request, FrameSender port, int localCommId, ReqKey key) {}
+    private record Pending(byte[] request, FrameSender port, int localCommId) {}
 
     public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
@@ -67,7 +71,7 @@ public final class Dispatcher {
 
     /** @return the trace ID given to this decision (from 1), or {@link #DUPLICATE} */
     public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
-        ReqKey key = key(frame, meta);
+        ReqKey key = key(frame);
         if (key != null) {
             Answer earlier = seen.getIfPresent(key);
             if (earlier != null) {
@@ -89,8 +93,10 @@ public final class Dispatcher {
                 byte[] mra = meta.sidr() ? null : Sessions.mra(frame, localCommId);
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
-                pending.put(traceId, new Pending(raw, port, localCommId, key));
                 boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner());
+                if (!recorded) {
+                    pending.put(traceId, new Pending(raw, port, localCommId));
+                }
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (!taken) {
                     pending.invalidate(traceId);
@@ -137,12 +143,16 @@ public final class Dispatcher {
     private void consumerRejected(long traceId, int reason, byte[] ari, byte[] privateData) {
         Pending p = pending.asMap().remove(traceId);
         if (p == null) {
-            metrics.drop("reject-unknown-trace");
-            return;
+            Sessions.Unanswered u = sessions.rejectedByConsumer(traceId);
+            if (u == null) {
+                metrics.drop("reject-unknown-trace");
+                return;
+            }
+            p = new Pending(u.request(), u.port(), u.localCommId());
         }
         metrics.decision("reject", "consumer");
-        sessions.rejectedByConsumer(traceId);
-        answerRejectFrame(Sessions.decodeAgain(p.request()), p.port(), p.localCommId(), reason, ari, privateData, p.key());
+        RoceFrame request = Sessions.decodeAgain(p.request());
+        answerRejectFrame(request, p.port(), p.localCommId(), reason, ari, privateData, key(request));
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
@@ -189,7 +199,7 @@ public final class Dispatcher {
         }
     }
 
-    private static ReqKey key(RoceFrame frame, PacketMeta meta) {
+    private static ReqKey key(RoceFrame frame) {
         if (frame.mad().message() instanceof CmReq r) {
             return new ReqKey(Integer.toUnsignedLong(r.localCommId()), r.localCaGuid());
         }
@@ -207,11 +217,6 @@ public final class Dispatcher {
             return "no-port";
         }
         return "netstack";
-    }
-
-    /** How many deliveries a consumer may still answer; for tests and metrics. */
-    public long pendingDeliveries() {
-        return pending.estimatedSize();
     }
 
 }

@@ -165,9 +165,24 @@ public final class Sessions implements AutoCloseable {
         return true;
     }
 
-    /** The consumer rejected the request (the dispatcher sends the REJ): forget the connection. */
-    public void rejectedByConsumer(long traceId) {
-        forget(traceId);
+    /** A delivered request as the dispatcher needs it to send a REJ: its bytes, its port, our comm ID. */
+    public record Unanswered(byte[] request, FrameSender port, int localCommId) {}
+
+    /**
+     * The consumer rejected the request (the dispatcher sends the REJ): forgets the connection.
+     *
+     * @return the request, or null when there is no such connection (any more)
+     */
+    public Unanswered rejectedByConsumer(long traceId) {
+        Session s = byTrace.get(traceId);
+        if (s == null) {
+            return null;
+        }
+        synchronized (s) {
+            cancel(s);
+            remove(s);
+        }
+        return new Unanswered(s.reqRaw, s.port, s.localCommId);
     }
 
     /** Forgets a connection without a word on the wire: its request could not be delivered after all. */
