@@ -11,7 +11,7 @@ import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.service.serve.Consumers;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -411,11 +411,13 @@ public final class ControlServer implements Consumers {
                 ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0, l.netns().inode(), 0)
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
-        // Encoded here, on the pipeline's thread, so the event loop only copies bytes to the socket.
-        byte[] bytes = Messages.encodeRequest(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary,
-                names.of(decided));
+        // Encoded here, on the pipeline's thread, straight into a pooled direct buffer: the event loop
+        // hands it to writev as it is, with no copy and no garbage.
+        String netnsName = names.of(decided);
+        ByteBuf bytes = c.channel.alloc().directBuffer(Messages.requestLength(d.meta(), d.frame(), netnsName));
+        Messages.writeRequest(bytes, c.nextSeq(), d.traceId(), l.bindOrder(), d.meta(), d.frame(), summary, netnsName);
         c.expect(d.traceId(), l.bindOrder());
-        if (c.queue(Unpooled.wrappedBuffer(bytes))) {
+        if (c.queue(bytes)) {
             List<Connection> woken = held.get();
             if (woken != null) {
                 woken.add(c);
