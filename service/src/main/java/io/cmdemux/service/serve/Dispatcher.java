@@ -61,8 +61,10 @@ public final class Dispatcher {
         this.sessions = sessions;
         this.metrics = metrics;
         this.limiter = limiter;
-        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).build();
-        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).build();
+        // Caffeine's upkeep (expiry, eviction) runs on the thread that wrote, the tap's, in the batches
+        // Caffeine makes anyway: a common-pool task for it is a thread wake-up for every few REQs.
+        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).executor(Runnable::run).build();
+        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).executor(Runnable::run).build();
         consumers.onReject(this::consumerRejected);
     }
 
