@@ -31,8 +31,13 @@ public final class Dispatcher {
     private final Metrics metrics;
     private final RejLimiter limiter;
     private final AtomicLong nextTraceId = new AtomicLong(1);
-    /** Requests recently seen: (local comm ID, CA GUID) → what we answered. */
+    /**
+     * Requests recently answered without a session, or whose session has ended: (local comm ID, CA
+     * GUID) → what we answered. A REQ with a live session is known by the session (which holds the
+     * same key), so that its entry here is not paid for every unanswered REQ.
+     */
     private final Cache<ReqKey, Answer> seen;
+    private final long duplicateWindowNanos;
     /**
      * Deliveries a consumer may still REJECT that have no session (SIDR REQs, or REQs beyond the
      * session limit): trace ID → the request and where to answer it. A REQ with a session is
@@ -65,7 +70,9 @@ public final class Dispatcher {
         // Caffeine makes anyway: a common-pool task for it is a thread wake-up for every few REQs.
         this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).executor(Runnable::run).build();
         this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).executor(Runnable::run).build();
+        this.duplicateWindowNanos = duplicateWindow.toNanos();
         consumers.onReject(this::consumerRejected);
+        sessions.onForgotten(this::sessionForgotten);
     }
 
     /** What {@link #dispatch} returns for a retransmission: it was answered as before, and no new decision was made. */
@@ -75,15 +82,17 @@ public final class Dispatcher {
     public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
         ReqKey key = key(frame);
         if (key != null) {
+            // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
+            if (sessions.duplicateReq((CmReq) frame.mad().message())) {
+                metrics.duplicate();
+                return DUPLICATE;
+            }
             Answer earlier = seen.getIfPresent(key);
             if (earlier != null) {
                 metrics.duplicate();
-                // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
-                if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r))) {
-                    byte[] again = earlier.repeat();
-                    if (again != null) {
-                        send(earlier.port(), again, "repeat");
-                    }
+                byte[] again = earlier.repeat();
+                if (again != null) {
+                    send(earlier.port(), again, "repeat");
                 }
                 return DUPLICATE;
             }
@@ -113,7 +122,7 @@ public final class Dispatcher {
                 } else if (mra != null) {
                     send(port, mra, "MRA");
                 }
-                if (key != null) {
+                if (key != null && !recorded) {
                     seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, mra == null ? null : raw));
                 }
             }
@@ -140,6 +149,13 @@ public final class Dispatcher {
     /** See {@link Consumers#releaseDeliveries()}. */
     public void releaseDeliveries() {
         consumers.releaseDeliveries();
+    }
+
+    /** A delivered REQ's session ended: if the REQ came within the duplicate window, its retransmissions are answered from here for a window more. */
+    private void sessionForgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos) {
+        if (System.nanoTime() - deliveredNanos < duplicateWindowNanos) {
+            seen.put(new ReqKey(Integer.toUnsignedLong(remoteCommId), remoteCaGuid), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
+        }
     }
 
     private void consumerRejected(long traceId, int reason, byte[] ari, byte[] privateData) {

@@ -71,6 +71,7 @@ public final class Sessions implements AutoCloseable {
         final RemoteKey remote;
         final long timeoutMillis;
         final int maxRetries;
+        final long deliveredNanos = System.nanoTime();
         volatile State state = State.MRA_REQ_SENT;
         /** The REP or DREQ to repeat; null while the MRA is our answer (rebuilt from the REQ if it is needed again). */
         byte[] lastSent;
@@ -455,9 +456,28 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void remove(Session s) {
-        byLocal.remove(s.localCommId, s);
+        if (byLocal.remove(s.localCommId, s)) {
+            forgotten.forgotten(s.remoteCommId, s.remote.remoteCaGuid(), s.reqRaw, s.port, s.localCommId, s.deliveredNanos);
+        }
         byRemote.remove(s.remote, s);
         byTrace.remove(s.traceId, s);
+    }
+
+    /** Told of each connection as it is forgotten, whatever ended it. */
+    @FunctionalInterface
+    public interface Forgotten {
+        /**
+         * @param remoteCommId and {@code remoteCaGuid}: the REQ's local comm ID and CA GUID
+         * @param request the REQ's bytes
+         * @param deliveredNanos when the REQ was delivered (System.nanoTime)
+         */
+        void forgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos);
+    }
+
+    private volatile Forgotten forgotten = (remoteCommId, remoteCaGuid, request, port, localCommId, deliveredNanos) -> { };
+
+    public void onForgotten(Forgotten handler) {
+        this.forgotten = handler;
     }
 
     private void event(Session s, int event, int reason) {
