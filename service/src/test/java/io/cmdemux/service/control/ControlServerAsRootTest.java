@@ -262,11 +262,17 @@ class ControlServerAsRootTest {
         assertThat(lab.server.deliver(d)).as("a consumer that left gets nothing").isFalse();
     }
 
-    @Test
-    void heldDeliveriesReachTheConsumerOnlyAtTheReleaseInOrder() throws Exception {
+    /** The server, and a consumer in podA listening on TCP port 7471 of every address. */
+    private ControlClient startWithAConsumerInPodA() throws Exception {
         start();
         ControlClient a = lab.podClient(podA);
         a.listen(tcp("0.0.0.0", 7471));
+        return a;
+    }
+
+    @Test
+    void heldDeliveriesReachTheConsumerOnlyAtTheReleaseInOrder() throws Exception {
+        ControlClient a = startWithAConsumerInPodA();
         Listener la = lab.listener(l -> true);
         // The tap holds a batch's deliveries while it sends the batch's MRAs: the consumer must not see
         // a request (and answer it) before its MRA is on the wire. Here a CM event, written at once,
@@ -288,9 +294,7 @@ class ControlServerAsRootTest {
 
     @Test
     void aBurstOfDeliveriesArrivesInOrderAndWhatCannotBeQueuedIsRefusedNotLost() throws Exception {
-        start();
-        ControlClient a = lab.podClient(podA);
-        a.listen(tcp("0.0.0.0", 7471));
+        ControlClient a = startWithAConsumerInPodA();
         Listener la = lab.listener(l -> true);
         int n = 5000;
         List<List<Long>> accepted = List.of(new ArrayList<>(), new ArrayList<>());
