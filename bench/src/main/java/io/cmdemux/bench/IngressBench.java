@@ -27,8 +27,9 @@ import java.util.List;
  *     REQ frames with distinct comm IDs to the pods, as fast as one thread can;</li>
  * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
  *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
- * <li>{@code consume IP PORT SECONDS}: in a pod, a consumer that registers over @cmdemux and counts
- *     delivered REQs.</li>
+ * <li>{@code consume IP PORT SECONDS [client|accept]}: in a pod, a consumer that registers over
+ *     @cmdemux and counts delivered REQs: a {@link BatchConsumer} by default, ControlClient's
+ *     DeliveredRequest per REQ with {@code client}, each one accepted with {@code accept}.</li>
  * </ul>
  */
 public final class IngressBench {
@@ -38,7 +39,13 @@ public final class IngressBench {
         switch (a[0]) {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
             case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
-            case "consume" -> consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a.length > 4 && a[4].equals("accept"));
+            case "consume" -> {
+                if (a.length > 4) {
+                    consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept"));
+                } else {
+                    BatchConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+                }
+            }
             case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
                     Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
@@ -54,12 +61,17 @@ public final class IngressBench {
             l2s.add(new L2Header(HwAddr.parse(p[1]), srcMac, null));
         }
         long sent = 0;
-        int comm = 1;
+        // Comm IDs go on from run to run (2^21 a second of wall time, more than one thread sends), so a
+        // later run's REQs are not retransmissions of an earlier run's to a daemon that saw both.
+        int comm = (int) (System.currentTimeMillis() / 1000 << 21) | 1;
         try (PacketSocket s = PacketSocket.open(ifindex, null, 100)) {
+            // scripts/bench-ingress opens its window after this pause, when the frames start, not the JVM
+            System.out.println("sending");
+            Thread.sleep(Long.getLong("bench.pauseSeconds", 0) * 1000);
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() < end) {
                 // Every REQ gets a fresh comm ID, so none of them is a retransmission to the daemon.
-                int k = comm % dsts.size();
+                int k = (int) (sent % dsts.size());
                 InetAddress dst = dsts.get(k);
                 var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000, dst, 7471, null);
                 s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, comm)));
@@ -90,7 +102,12 @@ public final class IngressBench {
             c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
             System.out.println("listening");
             long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long nextReport = System.nanoTime() + 1_000_000_000L;
             while (System.nanoTime() < end) {
+                if (System.nanoTime() - nextReport >= 0) {
+                    nextReport += 1_000_000_000L;
+                    System.out.printf("delivered=%d%n", n); // scripts/bench-ingress compares the last one with the daemon's count
+                }
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
                 if (r != null) {
                     n++;

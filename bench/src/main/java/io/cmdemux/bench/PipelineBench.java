@@ -27,7 +27,6 @@ import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.LinkInfo;
 import io.cmdemux.service.control.DecisionSummary;
 import io.cmdemux.service.control.Messages;
-import io.cmdemux.service.control.MetaCodec;
 import io.cmdemux.service.serve.Consumers;
 import io.cmdemux.service.serve.DecisionLog;
 import io.cmdemux.service.serve.Dispatcher;
@@ -61,7 +60,7 @@ import org.openjdk.jmh.infra.Blackhole;
  * decoder, decision cache, {@link Dispatcher}, {@link Sessions}, {@link RejLimiter}, {@link Metrics}
  * and {@link DecisionLog}, on REQs with distinct comm IDs to two macvlan pods, as scripts/bench-ingress
  * sends them. What is left out is I/O: the consumer is a sink that encodes each delivery exactly as
- * the control server does (MetaCodec + Messages.encodeRequest, on the tap thread there too) and drops
+ * the control server does (Messages.encodeRequest, on the tap thread there too) and drops
  * the bytes, and the port's MRA goes to a sink instead of sendto(2). Dispatcher and Sessions are made
  * afresh for each iteration, so their tables hold what a 1-second burst leaves (no session is
  * answered in the ingress benchmark either).
@@ -98,7 +97,7 @@ public class PipelineBench {
 
         @Override
         public boolean deliver(Delivery d) {
-            byte[] b = Messages.encodeRequest(++seq, d.traceId(), d.listener().bindOrder(), MetaCodec.encode(d.meta()), d.frame(),
+            byte[] b = Messages.encodeRequest(++seq, d.traceId(), d.listener().bindOrder(), d.meta(), d.frame(),
                     DecisionSummary.of(d.decision()), "pod");
             deliveredBytes += b.length;
             return true;

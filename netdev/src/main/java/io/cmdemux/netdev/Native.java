@@ -23,6 +23,7 @@ final class Native {
         @SaveError long sendto(int fd, @In Pointer buf, long len, int flags, @In Pointer addr, int addrlen);
         @SaveError long recvmsg(int fd, Pointer msghdr, int flags);
         @SaveError int recvmmsg(int fd, Pointer msgvec, int vlen, int flags, Pointer timeout);
+        @SaveError int sendmmsg(int fd, Pointer msgvec, int vlen, int flags);
         @SaveError int setsockopt(int fd, int level, int optname, @In Pointer optval, int optlen);
         @SaveError int getsockopt(int fd, int level, int optname, @Out Pointer optval, IntByReference optlen);
         @SaveError int open(String path, int flags);

@@ -126,6 +126,63 @@ public final class PacketSocket implements AutoCloseable {
         }
     }
 
+    /**
+     * Frames queued to leave together by one sendmmsg(2): packed into one native buffer, each with
+     * its msghdr and iovec. Reused for every call; one thread's.
+     */
+    public static final class SendBatch {
+        private final int capacity;
+        private final int bufferBytes;
+        private final Pointer vec;
+        private final Pointer buffer;
+        private int size;
+        private int used;
+
+        /** Room for {@code capacity} frames of {@code bufferBytes} in all. */
+        public SendBatch(int capacity, int bufferBytes) {
+            if (capacity < 1 || capacity > 1024 || bufferBytes < 64) {
+                throw new IllegalArgumentException("a send batch holds 1 to 1024 frames in at least 64 bytes, not " + capacity + " in " + bufferBytes);
+            }
+            this.capacity = capacity;
+            this.bufferBytes = bufferBytes;
+            this.vec = Native.allocate(capacity * (MMSGHDR_SIZE + IOVEC_SIZE));
+            this.buffer = Native.allocateUncleared(bufferBytes);
+        }
+
+        /** Queues a copy of {@code frame}; false when it does not fit (send the batch, then add it again). */
+        public boolean add(byte[] frame) {
+            if (size == capacity || used + frame.length > bufferBytes) {
+                return false;
+            }
+            buffer.put(used, frame, 0, frame.length);
+            long m = (long) size * MMSGHDR_SIZE;
+            long iov = (long) capacity * MMSGHDR_SIZE + (long) size * IOVEC_SIZE;
+            vec.putAddress(iov, buffer.address() + used);
+            vec.putLong(iov + 8, frame.length);
+            vec.putAddress(m, 0); // msg_name: the socket is bound to its interface
+            vec.putInt(m + 8, 0);
+            vec.putAddress(m + 16, vec.address() + iov);
+            vec.putLong(m + 24, 1);
+            vec.putAddress(m + 32, 0);
+            vec.putLong(m + 40, 0);
+            vec.putInt(m + 48, 0);
+            vec.putInt(m + 56, 0);
+            used += frame.length;
+            size++;
+            return true;
+        }
+
+        /** How many frames are queued. */
+        public int size() {
+            return size;
+        }
+
+        private void clear() {
+            size = 0;
+            used = 0;
+        }
+    }
+
     private PacketSocket(int fd, int ifindex) {
         this.fd = fd;
         this.ifindex = ifindex;
@@ -317,6 +374,33 @@ public final class PacketSocket implements AutoCloseable {
                     throw Native.error("sendto(AF_PACKET)");
                 }
             }
+        }
+    }
+
+    /**
+     * Puts every frame queued in {@code batch} on the wire, in order, with as few sendmmsg(2) calls
+     * as the kernel allows, and empties the batch whatever happens.
+     *
+     * @throws IOException when the kernel refuses a frame; the frames after it are not sent
+     */
+    public void send(SendBatch batch) throws IOException {
+        try {
+            if (closed) {
+                throw new IOException("packet socket is closed");
+            }
+            int sent = 0;
+            while (sent < batch.size) {
+                int n = Native.LIBC.sendmmsg(fd, batch.vec.slice((long) sent * MMSGHDR_SIZE), batch.size - sent, 0);
+                if (n < 0) {
+                    if (Native.errno() == Native.EINTR) {
+                        continue;
+                    }
+                    throw Native.error("sendmmsg(AF_PACKET), " + (batch.size - sent) + " of " + batch.size + " frames unsent");
+                }
+                sent += n;
+            }
+        } finally {
+            batch.clear();
         }
     }
 

@@ -164,6 +164,41 @@ class PacketSocketAsRootTest {
     }
 
     @Test
+    void oneBatchSendPutsEveryQueuedFrameOnTheWireInOrderAndEmptiesTheBatch() throws Exception {
+        try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300);
+                PacketSocket inject = PacketSocket.open(ifB, null, 300)) {
+            // 204 bytes of room: add() says when the next frame would not fit.
+            PacketSocket.SendBatch out = new PacketSocket.SendBatch(8, 3 * 68);
+            List<Integer> refused = new ArrayList<>();
+            for (int m = 1; m <= 5; m++) {
+                byte[] frame = udp4(m == 2 ? 300 : -1, 4791, 0, 17, m);
+                if (!out.add(frame)) {
+                    refused.add(m);
+                    inject.send(out);
+                    assertThat(out.size()).isZero();
+                    assertThat(out.add(frame)).isTrue();
+                }
+            }
+            inject.send(out);
+            assertThat(out.size()).isZero();
+            List<Integer> seen = new ArrayList<>();
+            List<Integer> vlans = new ArrayList<>();
+            long deadline = System.currentTimeMillis() + 10_000;
+            while (seen.size() < 5 && System.currentTimeMillis() < deadline) {
+                PacketSocket.Frame f = tap.receive();
+                if (f != null) {
+                    ByteBuffer bb = ByteBuffer.wrap(f.bytes());
+                    seen.add(marker(f.bytes(), false));
+                    vlans.add(bb.getShort(12) == (short) 0x8100 ? bb.getShort(14) & 0xfff : -1);
+                }
+            }
+            assertThat(refused).containsExactly(4); // 64 + 68 + 64 bytes fit, a fourth 64 did not
+            assertThat(seen).containsExactly(1, 2, 3, 4, 5);
+            assertThat(vlans).containsExactly(-1, 300, -1, -1, -1);
+        }
+    }
+
+    @Test
     void anEmptyBatchReceiveWaitsForTheReceiveTimeout() throws Exception {
         try (PacketSocket tap = PacketSocket.open(ifA, ClassicBpf.udpDstPort(4791), 300)) {
             long t0 = System.nanoTime();

@@ -99,10 +99,25 @@ final class Connection {
      * that task writes everything queued by the time it runs.
      */
     void send(ByteBuf bytes, ControlCounters counters) {
-        outbox.offer(bytes);
-        if (!drainQueued.compareAndSet(false, true)) {
-            return; // the queued drain takes it (it clears the flag before it polls)
+        if (queue(bytes)) {
+            drainSoon(counters);
         }
+    }
+
+    /**
+     * Queues a delivery without waking the event loop.
+     *
+     * @return true when no drain is queued: the caller must call {@link #drainSoon} (once, later if it
+     *     likes), which takes this delivery and all queued after it
+     */
+    boolean queue(ByteBuf bytes) {
+        outbox.offer(bytes);
+        // false: the queued drain takes it (it clears the flag before it polls)
+        return drainQueued.compareAndSet(false, true);
+    }
+
+    /** Hands the event loop a task that writes everything queued by the time it runs, with one flush. */
+    void drainSoon(ControlCounters counters) {
         try {
             channel.eventLoop().execute(() -> drain(counters));
         } catch (RejectedExecutionException e) {

@@ -11,7 +11,7 @@ import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.service.serve.Consumers;
 import io.netty.bootstrap.ServerBootstrap;
-import io.netty.buffer.Unpooled;
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
@@ -163,6 +163,8 @@ public final class ControlServer implements Consumers {
     private volatile AcceptHandler acceptHandler;
     private volatile DisconnectHandler disconnectHandler;
     private volatile Channel hostServer;
+    /** Per thread, between holdDeliveries and releaseDeliveries: the connections to wake at the release. */
+    private final ThreadLocal<List<Connection>> held = new ThreadLocal<>();
     private volatile boolean closed;
 
     /**
@@ -409,13 +411,41 @@ public final class ControlServer implements Consumers {
                 ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0, l.netns().inode(), 0)
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
-        // Encoded here, on the pipeline's thread, so the event loop only copies bytes to the socket.
-        byte[] bytes = Messages.encodeRequest(c.nextSeq(), d.traceId(), l.bindOrder(), MetaCodec.encode(d.meta()), d.frame(), summary,
-                names.of(decided));
+        // Encoded here, on the pipeline's thread, straight into a pooled direct buffer: the event loop
+        // hands it to writev as it is, with no copy and no garbage.
+        String netnsName = names.of(decided);
+        ByteBuf bytes = c.channel.alloc().directBuffer(Messages.requestLength(d.meta(), d.frame(), netnsName));
+        Messages.writeRequest(bytes, c.nextSeq(), d.traceId(), l.bindOrder(), d.meta(), d.frame(), summary, netnsName);
         c.expect(d.traceId(), l.bindOrder());
-        c.send(Unpooled.wrappedBuffer(bytes), counters);
+        if (c.queue(bytes)) {
+            List<Connection> woken = held.get();
+            if (woken != null) {
+                woken.add(c);
+            } else {
+                c.drainSoon(counters);
+            }
+        }
         counters.inc("deliver.sent");
         return true;
+    }
+
+    @Override
+    public void holdDeliveries() {
+        if (held.get() == null) {
+            held.set(new java.util.ArrayList<>());
+        }
+    }
+
+    @Override
+    public void releaseDeliveries() {
+        List<Connection> woken = held.get();
+        if (woken == null) {
+            return;
+        }
+        held.remove();
+        for (Connection c : woken) {
+            c.drainSoon(counters);
+        }
     }
 
     /** The handler runs on a Netty event loop: it must hand slow work (sending the REJ may be) to its own thread. */

@@ -1,9 +1,13 @@
 package io.cmdemux.service.control;
 
 import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.namespaces.NetnsId;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
@@ -164,18 +168,18 @@ public final class Messages {
      * u16 reject reason (0xffff: none), u32 netdev ifindex, u64 netns inode, u64 topology generation.
      */
     public static Record decision(DecisionSummary d) {
-        ByteBuffer b = ByteBuffer.allocate(DECISION_SIZE);
-        putDecision(b, d);
-        return Record.mandatory(Wire.R_DECISION, b.array());
+        byte[] v = new byte[DECISION_SIZE];
+        writeDecision(Unpooled.wrappedBuffer(v).clear(), d);
+        return Record.mandatory(Wire.R_DECISION, v);
     }
 
-    private static void putDecision(ByteBuffer b, DecisionSummary d) {
-        b.put((byte) d.outcome().ordinal());
-        b.put((byte) (d.mode() == null ? 0 : d.mode().ordinal()));
-        b.putShort((short) (d.rejectReason() == null ? NO_REASON : d.rejectReason()));
-        b.putInt(d.ifindex());
-        b.putLong(d.netnsInode());
-        b.putLong(d.topologyGeneration());
+    private static void writeDecision(ByteBuf b, DecisionSummary d) {
+        b.writeByte(d.outcome().ordinal());
+        b.writeByte(d.mode() == null ? 0 : d.mode().ordinal());
+        b.writeShort(d.rejectReason() == null ? NO_REASON : d.rejectReason());
+        b.writeInt(d.ifindex());
+        b.writeLong(d.netnsInode());
+        b.writeLong(d.topologyGeneration());
     }
 
     public static DecisionSummary decision(Record r) throws ProtocolException {
@@ -205,33 +209,50 @@ public final class Messages {
     }
 
     /**
-     * The same bytes as {@code FrameCodec.encode(requestFrame(...))}, written in one pass: this
-     * runs once per delivered request, where the copies of the record-by-record path add up.
+     * The same bytes as {@code FrameCodec.encode(requestFrame(..., MetaCodec.encode(meta), ...))}, in
+     * a new array; {@link #writeRequest} is the one pass that makes them.
      */
-    public static byte[] encodeRequest(int seq, long traceId, long listenerId, byte[] meta, byte[] frame, DecisionSummary decision, String netnsName) {
-        byte[] name = netnsName == null ? new byte[0] : netnsName.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    public static byte[] encodeRequest(int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision, String netnsName) {
+        byte[] out = new byte[requestLength(meta, frame, netnsName)];
+        writeRequest(Unpooled.wrappedBuffer(out).clear(), seq, traceId, listenerId, meta, frame, decision, netnsName);
+        return out;
+    }
+
+    /** The length of the REQ frame {@link #writeRequest} writes. */
+    public static int requestLength(PacketMeta meta, byte[] frame, String netnsName) {
         int r = Wire.RECORD_HEADER_SIZE;
-        long total = Wire.HEADER_SIZE + (r + DELIVERY_SIZE) + (r + (long) meta.length) + (r + (long) frame.length) + (r + DECISION_SIZE)
-                + (name.length > 0 ? r + name.length : 0);
+        int name = netnsName == null ? 0 : ByteBufUtil.utf8Bytes(netnsName);
+        long total = Wire.HEADER_SIZE + (r + DELIVERY_SIZE) + (r + (long) MetaCodec.encodedLength(meta)) + (r + (long) frame.length)
+                + (r + DECISION_SIZE) + (name > 0 ? r + name : 0);
         if (total > Wire.MAX_REPLY_FRAME) {
             throw new IllegalArgumentException("a REQ of " + total + " bytes exceeds the frame limit");
         }
-        ByteBuffer b = ByteBuffer.allocate((int) total);
-        b.put((byte) Wire.VERSION).put((byte) Wire.REQ).putShort((short) Wire.OK).putShort((short) Wire.FORMAT_RECORDS).putShort((short) 0)
-                .putInt((int) total).putInt(seq);
-        recordHeader(b, Wire.R_DELIVERY, Wire.RECORD_MANDATORY, DELIVERY_SIZE).putLong(traceId).putLong(listenerId);
-        recordHeader(b, Wire.R_META, Wire.RECORD_MANDATORY, meta.length).put(meta);
-        recordHeader(b, Wire.R_FRAME, Wire.RECORD_MANDATORY, frame.length).put(frame);
-        recordHeader(b, Wire.R_DECISION, Wire.RECORD_MANDATORY, DECISION_SIZE);
-        putDecision(b, decision);
-        if (name.length > 0) {
-            recordHeader(b, Wire.R_NETNS_NAME, 0, name.length).put(name);
-        }
-        return b.array();
+        return (int) total;
     }
 
-    private static ByteBuffer recordHeader(ByteBuffer b, int type, int flags, int valueLength) {
-        return b.putShort((short) type).putShort((short) flags).putInt(Wire.RECORD_HEADER_SIZE + valueLength);
+    /**
+     * Writes the REQ frame for one delivery at {@code out}'s writer index, header, records and META
+     * alike, with no intermediate array: this runs once per delivered request, and {@code out} is
+     * the buffer the event loop hands to the socket.
+     */
+    public static void writeRequest(ByteBuf out, int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision,
+            String netnsName) {
+        int total = requestLength(meta, frame, netnsName);
+        out.writeByte(Wire.VERSION).writeByte(Wire.REQ).writeShort(Wire.OK).writeShort(Wire.FORMAT_RECORDS).writeShort(0).writeInt(total).writeInt(seq);
+        recordHeader(out, Wire.R_DELIVERY, Wire.RECORD_MANDATORY, DELIVERY_SIZE).writeLong(traceId).writeLong(listenerId);
+        recordHeader(out, Wire.R_META, Wire.RECORD_MANDATORY, MetaCodec.encodedLength(meta));
+        MetaCodec.write(out, meta);
+        recordHeader(out, Wire.R_FRAME, Wire.RECORD_MANDATORY, frame.length).writeBytes(frame);
+        writeDecision(recordHeader(out, Wire.R_DECISION, Wire.RECORD_MANDATORY, DECISION_SIZE), decision);
+        int name = netnsName == null ? 0 : ByteBufUtil.utf8Bytes(netnsName);
+        if (name > 0) {
+            recordHeader(out, Wire.R_NETNS_NAME, 0, name);
+            ByteBufUtil.reserveAndWriteUtf8(out, netnsName, name);
+        }
+    }
+
+    private static ByteBuf recordHeader(ByteBuf b, int type, int flags, int valueLength) {
+        return b.writeShort(type).writeShort(flags).writeInt(Wire.RECORD_HEADER_SIZE + valueLength);
     }
 
     public static DeliveredRequest deliveredRequest(Frame f) throws ProtocolException {

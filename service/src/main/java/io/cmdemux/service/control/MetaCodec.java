@@ -5,6 +5,9 @@ import io.cmdemux.ingress.resolve.IngressKey;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.netdev.HwAddr;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.Unpooled;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.ByteBuffer;
@@ -44,11 +47,22 @@ public final class MetaCodec {
     private MetaCodec() {}
 
     public static byte[] encode(PacketMeta m) {
-        byte[] dev = m.key().device() == null ? new byte[0] : m.key().device().getBytes(StandardCharsets.UTF_8);
-        if (dev.length > MAX_DEVICE_NAME) {
-            dev = Arrays.copyOf(dev, MAX_DEVICE_NAME);
-        }
-        ByteBuffer b = ByteBuffer.allocate(FIXED + dev.length);
+        byte[] out = new byte[encodedLength(m)];
+        write(Unpooled.wrappedBuffer(out).clear(), m);
+        return out;
+    }
+
+    /** The length of {@code m}'s META value. */
+    static int encodedLength(PacketMeta m) {
+        String dev = m.key().device();
+        return FIXED + (dev == null ? 0 : Math.min(MAX_DEVICE_NAME, ByteBufUtil.utf8Bytes(dev)));
+    }
+
+    /**
+     * Writes {@code m}'s META value at {@code b}'s writer index: straight into the buffer a delivery
+     * leaves in, with no array per field (this runs for every delivered request).
+     */
+    static void write(ByteBuf b, PacketMeta m) {
         int flags = (m.sidr() ? F_SIDR : 0)
                 | (m.vlan().isPresent() ? F_VLAN : 0)
                 | (m.dmac() != null && m.dmac().length() == 6 ? F_DMAC : 0)
@@ -57,28 +71,37 @@ public final class MetaCodec {
                 | (m.peerGid() != null ? F_PEER_GID : 0)
                 | (m.dstIp() != null ? F_DST_IP : 0)
                 | (m.srcIp() != null ? F_SRC_IP : 0);
-        b.put((byte) m.networkType().ordinal());
-        b.put((byte) flags);
-        b.put((byte) m.cmaVersion());
-        b.put((byte) m.ipVersion());
-        b.putShort((short) m.pkey());
-        b.putShort((short) m.bthPkey());
-        b.putLong(m.serviceId());
-        b.putInt((int) m.localCommId());
-        b.putShort((short) m.srcPort());
-        b.putShort((short) m.vlan().orElse(0));
-        b.put((flags & F_DMAC) != 0 ? m.dmac().bytes() : new byte[6]);
-        b.putShort((short) m.key().port());
-        b.putLong(m.key().guid());
-        b.putShort((short) m.key().pkey());
-        b.putShort((short) 0);
-        putGid(b, m.dgid());
-        putGid(b, m.ourGid());
-        putGid(b, m.peerGid());
-        putIp(b, m.dstIp());
-        putIp(b, m.srcIp());
-        b.put(dev);
-        return b.array();
+        b.writeByte(m.networkType().ordinal());
+        b.writeByte(flags);
+        b.writeByte(m.cmaVersion());
+        b.writeByte(m.ipVersion());
+        b.writeShort(m.pkey());
+        b.writeShort(m.bthPkey());
+        b.writeLong(m.serviceId());
+        b.writeInt((int) m.localCommId());
+        b.writeShort(m.srcPort());
+        b.writeShort(m.vlan().orElse(0));
+        for (int i = 0; i < 6; i++) {
+            b.writeByte((flags & F_DMAC) != 0 ? m.dmac().get(i) : 0);
+        }
+        b.writeShort(m.key().port());
+        b.writeLong(m.key().guid());
+        b.writeShort(m.key().pkey());
+        b.writeShort(0);
+        writeGid(b, m.dgid());
+        writeGid(b, m.ourGid());
+        writeGid(b, m.peerGid());
+        writeIp(b, m.dstIp());
+        writeIp(b, m.srcIp());
+        String dev = m.key().device();
+        if (dev != null) {
+            int n = ByteBufUtil.utf8Bytes(dev);
+            if (n <= MAX_DEVICE_NAME) {
+                ByteBufUtil.reserveAndWriteUtf8(b, dev, n); // writeUtf8 would ask for room for 3 bytes a char
+            } else {
+                b.writeBytes(dev.getBytes(StandardCharsets.UTF_8), 0, MAX_DEVICE_NAME);
+            }
+        }
     }
 
     public static PacketMeta decode(byte[] v) throws ProtocolException {
@@ -119,17 +142,19 @@ public final class MetaCodec {
                 (flags & F_SIDR) != 0, localCommId);
     }
 
-    private static void putGid(ByteBuffer b, Gid g) {
-        b.put(g == null ? new byte[16] : g.bytes());
+    private static void writeGid(ByteBuf b, Gid g) {
+        b.writeLong(g == null ? 0 : g.hi());
+        b.writeLong(g == null ? 0 : g.lo());
     }
 
-    private static void putIp(ByteBuffer b, InetAddress a) {
-        byte[] out = new byte[16];
+    private static void writeIp(ByteBuf b, InetAddress a) {
+        int n = 0;
         if (a != null) {
             byte[] raw = a.getAddress();
-            System.arraycopy(raw, 0, out, 0, raw.length);
+            b.writeBytes(raw);
+            n = raw.length;
         }
-        b.put(out);
+        b.writeZero(16 - n);
     }
 
     private static Gid gid(ByteBuffer b, boolean present) {

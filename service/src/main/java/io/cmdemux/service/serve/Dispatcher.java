@@ -4,7 +4,6 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.PacketMeta;
-import io.cmdemux.ingress.wire.CmMra;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmSidrRep;
@@ -26,36 +25,54 @@ import org.slf4j.LoggerFactory;
  */
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
-    /** CMA_CM_MRA_SETTING: IB_CM_MRA_FLAG_DELAY | 24 — the service timeout rdma_cm advertises. */
-    private static final int MRA_SERVICE_TIMEOUT = 24;
     private static final int UDP_SOURCE_PORT = 0xc000;
 
     private final Consumers consumers;
     private final Metrics metrics;
     private final RejLimiter limiter;
     private final AtomicLong nextTraceId = new AtomicLong(1);
-    /** Requests recently seen: (local comm ID, CA GUID) → what we answered. */
+    /**
+     * Requests recently answered without a session, or whose session has ended: (local comm ID, CA
+     * GUID) → what we answered. A REQ with a live session is known by the session (which holds the
+     * same key), so that its entry here is not paid for every unanswered REQ.
+     */
     private final Cache<ReqKey, Answer> seen;
-    /** Deliveries a consumer may still REJECT: trace ID → the request and where to answer it. */
+    private final long duplicateWindowNanos;
+    /**
+     * Deliveries a consumer may still REJECT that have no session (SIDR REQs, or REQs beyond the
+     * session limit): trace ID → the request and where to answer it. A REQ with a session is
+     * answered from the session, which holds the same, so this map is not paid for every REQ.
+     */
     private final Cache<Long, Pending> pending;
     private final Sessions sessions;
 
     private record ReqKey(long localCommId, long caGuid) {}
 
-    /** Our answer to one request: the frame to repeat for duplicates (null if none). */
-    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId) {}
+    /**
+     * Our answer to one request: the frame to repeat for duplicates (null if none), or for a
+     * delivered REQ the REQ itself ({@code request}), whose MRA is rebuilt if a duplicate needs it.
+     */
+    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, byte[] request) {
+        byte[] repeat() {
+            return frame != null ? frame : request != null ? Sessions.mra(Sessions.decodeAgain(request), localCommId) : null;
+        }
+    }
 
     /** {@code request} is the REQ's bytes, decoded again only if the consumer rejects it. */
-    private record Pending(byte[] request, FrameSender port, int localCommId, ReqKey key) {}
+    private record Pending(byte[] request, FrameSender port, int localCommId) {}
 
     public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
         this.sessions = sessions;
         this.metrics = metrics;
         this.limiter = limiter;
-        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).build();
-        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).build();
+        // Caffeine's upkeep (expiry, eviction) runs on the thread that wrote, the tap's, in the batches
+        // Caffeine makes anyway: a common-pool task for it is a thread wake-up for every few REQs.
+        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).executor(Runnable::run).build();
+        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).executor(Runnable::run).build();
+        this.duplicateWindowNanos = duplicateWindow.toNanos();
         consumers.onReject(this::consumerRejected);
+        sessions.onForgotten(this::sessionForgotten);
     }
 
     /** What {@link #dispatch} returns for a retransmission: it was answered as before, and no new decision was made. */
@@ -63,14 +80,19 @@ public final class Dispatcher {
 
     /** @return the trace ID given to this decision (from 1), or {@link #DUPLICATE} */
     public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
-        ReqKey key = key(frame, meta);
+        ReqKey key = key(frame);
         if (key != null) {
+            // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
+            if (sessions.duplicateReq((CmReq) frame.mad().message())) {
+                metrics.duplicate();
+                return DUPLICATE;
+            }
             Answer earlier = seen.getIfPresent(key);
             if (earlier != null) {
                 metrics.duplicate();
-                // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
-                if (!(frame.mad().message() instanceof CmReq r && sessions.duplicateReq(r)) && earlier.frame() != null) {
-                    send(earlier.port(), earlier.frame(), "repeat");
+                byte[] again = earlier.repeat();
+                if (again != null) {
+                    send(earlier.port(), again, "repeat");
                 }
                 return DUPLICATE;
             }
@@ -79,12 +101,13 @@ public final class Dispatcher {
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
-                byte[] mra = meta.sidr() ? null : RoceFrameBuilder.reply(frame,
-                        new CmMra(localCommId, (int) meta.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+                byte[] mra = meta.sidr() ? null : Sessions.mra(frame, localCommId);
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
-                pending.put(traceId, new Pending(raw, port, localCommId, key));
-                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner(), mra);
+                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner());
+                if (!recorded) {
+                    pending.put(traceId, new Pending(raw, port, localCommId));
+                }
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (!taken) {
                     pending.invalidate(traceId);
@@ -95,12 +118,12 @@ public final class Dispatcher {
                 }
                 metrics.decision("deliver", "");
                 if (recorded) {
-                    sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
+                    sessions.acknowledge(localCommId, mra); // the MRA, unless the consumer has answered already
                 } else if (mra != null) {
                     send(port, mra, "MRA");
                 }
-                if (key != null) {
-                    seen.put(key, new Answer(Decision.Outcome.DELIVER, mra, port, localCommId));
+                if (key != null && !recorded) {
+                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, mra == null ? null : raw));
                 }
             }
             case REJECT -> {
@@ -111,22 +134,43 @@ public final class Dispatcher {
                 metrics.decision("drop", "");
                 metrics.drop(dropLabel(d.dropReason()));
                 if (key != null) {
-                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId));
+                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId, null));
                 }
             }
         }
         return traceId;
     }
 
+    /** See {@link Consumers#holdDeliveries()}. */
+    public void holdDeliveries() {
+        consumers.holdDeliveries();
+    }
+
+    /** See {@link Consumers#releaseDeliveries()}. */
+    public void releaseDeliveries() {
+        consumers.releaseDeliveries();
+    }
+
+    /** A delivered REQ's session ended: if the REQ came within the duplicate window, its retransmissions are answered from here for a window more. */
+    private void sessionForgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos) {
+        if (System.nanoTime() - deliveredNanos < duplicateWindowNanos) {
+            seen.put(new ReqKey(Integer.toUnsignedLong(remoteCommId), remoteCaGuid), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
+        }
+    }
+
     private void consumerRejected(long traceId, int reason, byte[] ari, byte[] privateData) {
         Pending p = pending.asMap().remove(traceId);
         if (p == null) {
-            metrics.drop("reject-unknown-trace");
-            return;
+            Sessions.Unanswered u = sessions.rejectedByConsumer(traceId);
+            if (u == null) {
+                metrics.drop("reject-unknown-trace");
+                return;
+            }
+            p = new Pending(u.request(), u.port(), u.localCommId());
         }
         metrics.decision("reject", "consumer");
-        sessions.rejectedByConsumer(traceId);
-        answerRejectFrame(Sessions.decodeAgain(p.request()), p.port(), p.localCommId(), reason, ari, privateData, p.key());
+        RoceFrame request = Sessions.decodeAgain(p.request());
+        answerRejectFrame(request, p.port(), p.localCommId(), reason, ari, privateData, key(request));
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
@@ -154,7 +198,7 @@ public final class Dispatcher {
         CmRej rej = new CmRej(localCommId, remote, 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
         byte[] out = RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0);
         if (key != null) {
-            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId));
+            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId, null));
         }
         if (!limiter.allowReply(frame.l3().src(), out.length)) {
             metrics.drop("rej-rate-limited");
@@ -173,7 +217,7 @@ public final class Dispatcher {
         }
     }
 
-    private static ReqKey key(RoceFrame frame, PacketMeta meta) {
+    private static ReqKey key(RoceFrame frame) {
         if (frame.mad().message() instanceof CmReq r) {
             return new ReqKey(Integer.toUnsignedLong(r.localCommId()), r.localCaGuid());
         }
@@ -191,11 +235,6 @@ public final class Dispatcher {
             return "no-port";
         }
         return "netstack";
-    }
-
-    /** How many deliveries a consumer may still answer; for tests and metrics. */
-    public long pendingDeliveries() {
-        return pending.estimatedSize();
     }
 
 }

@@ -54,6 +54,16 @@ public final class Pipeline {
         this.decisions = decisions;
     }
 
+    /** Requests this thread delivers are handed to their consumers only at {@link #releaseDeliveries()}. */
+    public void holdDeliveries() {
+        dispatcher.holdDeliveries();
+    }
+
+    /** Hands the requests held since {@link #holdDeliveries()} to their consumers. */
+    public void releaseDeliveries() {
+        dispatcher.releaseDeliveries();
+    }
+
     /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
     public Decision onFrame(String device, byte[] raw, long arrivedNanos, FrameSender port) {
         // The state in force when the frame arrived, or a newer one: never an older one.

@@ -28,6 +28,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -70,12 +71,14 @@ public final class Sessions implements AutoCloseable {
         final RemoteKey remote;
         final long timeoutMillis;
         final int maxRetries;
+        final long deliveredNanos = System.nanoTime();
         volatile State state = State.MRA_REQ_SENT;
+        /** The REP or DREQ to repeat; null while the MRA is our answer (rebuilt from the REQ if it is needed again). */
         byte[] lastSent;
         int retriesLeft;
         ScheduledFuture<?> timer;
 
-        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port, byte[] mra) {
+        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port) {
             this.localCommId = localCommId;
             this.traceId = traceId;
             this.owner = owner;
@@ -90,7 +93,6 @@ public final class Sessions implements AutoCloseable {
             // cm_req_handler: timeout_ms from the requester's local CM response timeout, max_cm_retries from the REQ
             this.timeoutMillis = Math.max(1, Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(r.localCmResponseTimeout())));
             this.maxRetries = r.maxCmRetries();
-            this.lastSent = mra;
         }
     }
 
@@ -98,6 +100,8 @@ public final class Sessions implements AutoCloseable {
     private final Consumers consumers;
     private final Metrics metrics;
     private final long localCaGuid;
+    private final int randomIdOperand = ThreadLocalRandom.current().nextInt();
+    private final AtomicInteger nextCommId = new AtomicInteger();
     private final Map<Integer, Session> byLocal;
     private final Map<RemoteKey, Session> byRemote;
     private final Map<Long, Session> byTrace;
@@ -133,32 +137,61 @@ public final class Sessions implements AutoCloseable {
         return byLocal.size();
     }
 
-    /** A comm ID not in use (cm_alloc_id): random start, never 0, never one a live connection has. */
+    /**
+     * A comm ID not in use, as cm_alloc_id makes them: the next of a cyclic counter XORed with a
+     * random operand chosen once (cm.random_id_operand), never 0, never one a live connection has.
+     * Consecutive IDs also fall in neighbouring buckets of the session tables, where random ones
+     * cost a cache miss each once the tables are large.
+     */
     public int newCommId() {
         while (true) {
-            int id = ThreadLocalRandom.current().nextInt() | 1;
-            if (!byLocal.containsKey(id)) {
+            int id = nextCommId.getAndIncrement() ^ randomIdOperand;
+            if (id != 0 && !byLocal.containsKey(id)) {
                 return id;
             }
         }
     }
 
-    /** Records a REQ handed to its consumer, acknowledged on the wire with {@code mra}; {@code raw} is {@code req}'s bytes. */
-    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner, byte[] mra) {
+    /**
+     * The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING), from
+     * {@code localCommId}, ours for the connection.
+     */
+    public static byte[] mra(RoceFrame req, int localCommId) {
+        CmReq r = (CmReq) req.mad().message();
+        return RoceFrameBuilder.reply(req, new CmMra(localCommId, r.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+    }
+
+    /** Records a REQ handed to its consumer; {@code raw} is {@code req}'s bytes. */
+    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner) {
         if (byLocal.size() >= config.maxSessions()) {
             metrics.drop("sessions-full");
             return false;
         }
-        Session s = new Session(localCommId, traceId, owner, req, raw, port, mra);
+        Session s = new Session(localCommId, traceId, owner, req, raw, port);
         byLocal.put(localCommId, s);
         byRemote.put(s.remote, s);
         byTrace.put(traceId, s);
         return true;
     }
 
-    /** The consumer rejected the request (the dispatcher sends the REJ): forget the connection. */
-    public void rejectedByConsumer(long traceId) {
-        forget(traceId);
+    /** A delivered request as the dispatcher needs it to send a REJ: its bytes, its port, our comm ID. */
+    public record Unanswered(byte[] request, FrameSender port, int localCommId) {}
+
+    /**
+     * The consumer rejected the request (the dispatcher sends the REJ): forgets the connection.
+     *
+     * @return the request, or null when there is no such connection (any more)
+     */
+    public Unanswered rejectedByConsumer(long traceId) {
+        Session s = byTrace.get(traceId);
+        if (s == null) {
+            return null;
+        }
+        synchronized (s) {
+            cancel(s);
+            remove(s);
+        }
+        return new Unanswered(s.reqRaw, s.port, s.localCommId);
     }
 
     /** Forgets a connection without a word on the wire: its request could not be delivered after all. */
@@ -173,14 +206,14 @@ public final class Sessions implements AutoCloseable {
      * Sends the MRA for a delivered request, as cma_ib_req_handler does once its listener took the
      * event, and only if the consumer has not answered it already (then the REP or REJ went first).
      */
-    public void acknowledge(int localCommId) {
+    public void acknowledge(int localCommId, byte[] mra) {
         Session s = byLocal.get(localCommId);
         if (s == null) {
             return; // answered with REJECT and forgotten already
         }
         synchronized (s) {
-            if (s.state == State.MRA_REQ_SENT && s.lastSent != null) {
-                send(s.port, s.lastSent, "mra");
+            if (s.state == State.MRA_REQ_SENT) {
+                send(s.port, mra, "mra");
             }
         }
     }
@@ -195,8 +228,11 @@ public final class Sessions implements AutoCloseable {
             return false;
         }
         synchronized (s) {
-            if ((s.state == State.MRA_REQ_SENT || s.state == State.REP_SENT) && s.lastSent != null) {
-                send(s.port, s.lastSent, s.state == State.REP_SENT ? "rep-repeat" : "mra-repeat");
+            if (s.state == State.MRA_REQ_SENT) {
+                // Rebuilt rather than kept: a third of an unanswered request's heap, for a rare retransmission.
+                send(s.port, mra(decodeAgain(s.reqRaw), s.localCommId), "mra-repeat");
+            } else if (s.state == State.REP_SENT && s.lastSent != null) {
+                send(s.port, s.lastSent, "rep-repeat");
             }
         }
         return true;
@@ -420,9 +456,28 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void remove(Session s) {
-        byLocal.remove(s.localCommId, s);
+        if (byLocal.remove(s.localCommId, s)) {
+            forgotten.forgotten(s.remoteCommId, s.remote.remoteCaGuid(), s.reqRaw, s.port, s.localCommId, s.deliveredNanos);
+        }
         byRemote.remove(s.remote, s);
         byTrace.remove(s.traceId, s);
+    }
+
+    /** Told of each connection as it is forgotten, whatever ended it. */
+    @FunctionalInterface
+    public interface Forgotten {
+        /**
+         * @param remoteCommId and {@code remoteCaGuid}: the REQ's local comm ID and CA GUID
+         * @param request the REQ's bytes
+         * @param deliveredNanos when the REQ was delivered (System.nanoTime)
+         */
+        void forgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos);
+    }
+
+    private volatile Forgotten forgotten = (remoteCommId, remoteCaGuid, request, port, localCommId, deliveredNanos) -> { };
+
+    public void onForgotten(Forgotten handler) {
+        this.forgotten = handler;
     }
 
     private void event(Session s, int event, int reason) {

@@ -11,11 +11,20 @@ import org.slf4j.LoggerFactory;
  * One soft RDMA port's receive side: an AF_PACKET socket on the port netdev that sees every RoCEv2
  * frame arriving there, including frames for macvlan/ipvlan children in other namespaces, on its
  * own thread ("one thread per blocking resource"). The same socket sends our answers.
+ *
+ * <p>Frames come in batches (one recvmmsg) and are answered in batches: the MRAs and REJs the tap
+ * thread makes for a batch leave together in one sendmmsg when it is done, and only then are its
+ * requests handed to their consumers (one event-loop wake-up and one write per consumer). So the
+ * MRA of a delivered REQ is on the wire before its consumer can answer it, as in
+ * cma_ib_req_handler, where the MRA goes out when the listener's handler returns.
  */
 public final class SoftPortTap implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SoftPortTap.class);
     /** Frames taken by one recvmmsg(2): enough to empty a burst in a few calls, 4 MiB of native buffers. */
     static final int BATCH = 64;
+    /** Answers queued for one sendmmsg: an MRA per REQ of a full batch, and room for larger REJs. */
+    static final int REPLY_BATCH = 2 * BATCH;
+    static final int REPLY_BUFFER = 64 << 10;
     /**
      * The tap socket's receive buffer. A REQ costs about 1.3 KiB of it (its skb's truesize on a
      * veth), so 32 MiB holds some 25,000: a quarter second at 100k REQ/s while the tap thread waits
@@ -31,6 +40,7 @@ public final class SoftPortTap implements AutoCloseable {
     private final Pipeline pipeline;
     private final Metrics metrics;
     private final FrameSender port;
+    private final PacketSocket.SendBatch replies = new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER);
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -48,7 +58,7 @@ public final class SoftPortTap implements AutoCloseable {
         this.socket = socket;
         this.pipeline = pipeline;
         this.metrics = metrics;
-        this.port = socket::send;
+        this.port = this::reply;
         this.thread = new Thread(this::loop, "cmdemux-tap-" + device + "-" + netdev);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -68,14 +78,20 @@ public final class SoftPortTap implements AutoCloseable {
                 }
                 continue;
             }
-            for (int i = 0; i < n; i++) {
-                try {
-                    pipeline.onFrame(device, batch.frame(i), batch.receivedNanos(), port);
-                } catch (RuntimeException e) {
-                    // A bug must not stop the port: count it, say it once per frame, keep reading.
-                    metrics.drop("internal-error");
-                    log.warn("frame on {} failed: {}", device, e.toString());
+            pipeline.holdDeliveries();
+            try {
+                for (int i = 0; i < n; i++) {
+                    try {
+                        pipeline.onFrame(device, batch.frame(i), batch.receivedNanos(), port);
+                    } catch (RuntimeException e) {
+                        // A bug must not stop the port: count it, say it once per frame, keep reading.
+                        metrics.drop("internal-error");
+                        log.warn("frame on {} failed: {}", device, e.toString());
+                    }
                 }
+            } finally {
+                sendReplies();
+                pipeline.releaseDeliveries();
             }
             long now = System.nanoTime();
             if (now - nextStatistics >= 0) {
@@ -99,8 +115,37 @@ public final class SoftPortTap implements AutoCloseable {
         }
     }
 
-    public void send(byte[] frame) throws IOException {
-        socket.send(frame);
+    /**
+     * Sends one of our answers: queued for the batch's sendmmsg when the tap thread makes it, at
+     * once from any other thread (a REP from the event loop, a retry from the timers).
+     */
+    private void reply(byte[] frame) throws IOException {
+        if (Thread.currentThread() != thread) {
+            socket.send(frame);
+            return;
+        }
+        if (!replies.add(frame)) {
+            sendReplies();
+            if (!replies.add(frame)) {
+                socket.send(frame); // larger than the whole batch buffer
+            }
+        }
+    }
+
+    /** The queued answers, in the order they were made; a refusal is counted for each one that did not leave. */
+    private void sendReplies() {
+        int queued = replies.size();
+        if (queued == 0) {
+            return;
+        }
+        try {
+            socket.send(replies);
+        } catch (IOException e) {
+            // Counted in frames_sent when queued. The kernel refuses from one frame on (those before it
+            // left), so counting the whole batch here is an upper bound.
+            metrics.drop("send-failed", queued);
+            log.warn("tap on {}: {}", device, e.getMessage());
+        }
     }
 
     @Override

@@ -262,11 +262,39 @@ class ControlServerAsRootTest {
         assertThat(lab.server.deliver(d)).as("a consumer that left gets nothing").isFalse();
     }
 
-    @Test
-    void aBurstOfDeliveriesArrivesInOrderAndWhatCannotBeQueuedIsRefusedNotLost() throws Exception {
+    /** The server, and a consumer in podA listening on TCP port 7471 of every address. */
+    private ControlClient startWithAConsumerInPodA() throws Exception {
         start();
         ControlClient a = lab.podClient(podA);
         a.listen(tcp("0.0.0.0", 7471));
+        return a;
+    }
+
+    @Test
+    void heldDeliveriesReachTheConsumerOnlyAtTheReleaseInOrder() throws Exception {
+        ControlClient a = startWithAConsumerInPodA();
+        Listener la = lab.listener(l -> true);
+        // The tap holds a batch's deliveries while it sends the batch's MRAs: the consumer must not see
+        // a request (and answer it) before its MRA is on the wire. Here a CM event, written at once,
+        // stands in for what the tap does meanwhile.
+        lab.server.holdDeliveries();
+        assertThat(lab.server.deliver(ControlLab.delivery(1, la, IP_A, 11))).isTrue();
+        assertThat(lab.server.deliver(ControlLab.delivery(2, la, IP_A, 12))).isTrue();
+        assertThat(lab.server.notify(la.owner(), new CmEventInfo(9, 0x99, CmEventInfo.ESTABLISHED, 0))).isTrue();
+        assertThat(a.nextEvent(Duration.ofSeconds(5))).as("the event, written at once").isNotNull();
+        assertThat(a.nextRequest(Duration.ofMillis(300))).as("nothing held is written before the release").isNull();
+
+        lab.server.releaseDeliveries();
+        assertThat(a.nextRequest(Duration.ofSeconds(5)).traceId()).isEqualTo(1);
+        assertThat(a.nextRequest(Duration.ofSeconds(5)).traceId()).isEqualTo(2);
+        // Released, this thread delivers at once again.
+        assertThat(lab.server.deliver(ControlLab.delivery(3, la, IP_A, 13))).isTrue();
+        assertThat(a.nextRequest(Duration.ofSeconds(5)).traceId()).isEqualTo(3);
+    }
+
+    @Test
+    void aBurstOfDeliveriesArrivesInOrderAndWhatCannotBeQueuedIsRefusedNotLost() throws Exception {
+        ControlClient a = startWithAConsumerInPodA();
         Listener la = lab.listener(l -> true);
         int n = 5000;
         List<List<Long>> accepted = List.of(new ArrayList<>(), new ArrayList<>());

@@ -120,9 +120,8 @@ class MessagesProperties {
     void theOnePassRequestEncoderWritesTheSameBytesAsTheRecordByRecordOne(@ForAll("metas") PacketMeta m, @ForAll int seq, @ForAll long traceId,
             @ForAll long listenerId, @ForAll @Size(max = 300) byte[] frame, @ForAll("names") String name) {
         DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.NETSTACK, null, 3, 4026532000L, 12);
-        byte[] meta = MetaCodec.encode(m);
-        assertThat(Messages.encodeRequest(seq, traceId, listenerId, meta, frame, d, name))
-                .isEqualTo(FrameCodec.encode(Messages.requestFrame(seq, traceId, listenerId, meta, frame, d, name)));
+        assertThat(Messages.encodeRequest(seq, traceId, listenerId, m, frame, d, name))
+                .isEqualTo(FrameCodec.encode(Messages.requestFrame(seq, traceId, listenerId, MetaCodec.encode(m), frame, d, name)));
     }
 
     @Provide
