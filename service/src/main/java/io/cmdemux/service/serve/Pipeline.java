@@ -7,9 +7,9 @@ import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.resolve.PacketMetas;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.wire.CmAttribute;
-import io.cmdemux.ingress.wire.FrameResult;
-import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.ingress.wire.RoceFrame;
+import io.cmdemux.ingress.wire.RoceFrameView;
+import io.cmdemux.netdev.MalformedException;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -68,17 +68,20 @@ public final class Pipeline {
     public Decision onFrame(String device, byte[] raw, long arrivedNanos, FrameSender port) {
         // The state in force when the frame arrived, or a newer one: never an older one.
         HostState now = state.get();
-        FrameResult r = RoceDecoder.decodeEthernet(raw);
-        if (r instanceof FrameResult.Failed f) {
+        RoceFrameView view;
+        try {
+            view = RoceFrameView.ethernet(raw, 0, raw.length);
+        } catch (MalformedException e) {
             metrics.frame("malformed");
-            log.debug("dropped a frame on {}: {} at offset {}", device, f.reason(), f.offset());
+            log.debug("dropped a frame on {}: {} at offset {}", device, e.reason(), e.offset());
             return null;
         }
-        RoceFrame frame = ((FrameResult.Decoded) r).frame();
-        if (!frame.icrcValid()) {
+        if (!view.icrcValid()) {
             metrics.frame("bad-icrc"); // rxe_icrc_check fails and rxe drops the packet silently
             return null;
         }
+        // Checked in place; the records are built only for a frame that is kept.
+        RoceFrame frame = view.toFrame();
         Optional<PacketMeta> meta = PacketMetas.of(device, 1, frame);
         if (meta.isEmpty()) {
             // RTU, DREQ, DREP, REJ, MRA: the rest of a connection's life, routed by comm ID
