@@ -28,7 +28,7 @@ import java.util.List;
  * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
  *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
  * <li>{@code consume IP PORT SECONDS}: in a pod, a consumer that registers over @cmdemux and counts
- *     delivered REQs.</li>
+ *     delivered REQs; with {@code accept} it answers them ({@link AcceptingConsumer}, scripts/bench-handshake).</li>
  * </ul>
  */
 public final class IngressBench {
@@ -38,7 +38,13 @@ public final class IngressBench {
         switch (a[0]) {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
             case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
-            case "consume" -> consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a.length > 4 && a[4].equals("accept"));
+            case "consume" -> {
+                if (a.length > 4 && a[4].equals("accept")) {
+                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+                } else {
+                    consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+                }
+            }
             case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
                     Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
@@ -83,7 +89,7 @@ public final class IngressBench {
         System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
     }
 
-    private static void consume(InetAddress ip, int port, int seconds, boolean accept) throws Exception {
+    private static void consume(InetAddress ip, int port, int seconds) throws Exception {
         long n = 0;
         try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
             c.hello("bench-consumer");
@@ -94,9 +100,6 @@ public final class IngressBench {
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
                 if (r != null) {
                     n++;
-                    if (accept) {
-                        c.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), 0x100 + (int) (n & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
-                    }
                 }
             }
         }

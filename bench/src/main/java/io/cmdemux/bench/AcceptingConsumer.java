@@ -1,0 +1,79 @@
+package io.cmdemux.bench;
+
+import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.FrameResult;
+import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.ingress.wire.RoceDecoder;
+import io.cmdemux.service.control.Acceptance;
+import io.cmdemux.service.control.CmEventInfo;
+import io.cmdemux.service.control.ControlClient;
+import io.cmdemux.service.control.DeliveredRequest;
+import io.cmdemux.service.control.ListenSpec;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@code consume IP PORT SECONDS accept} of scripts/bench-handshake: a consumer in a pod that
+ * answers every delivered REQ with an ACCEPT, as {@code listen --accept} does, but pipelined: it
+ * takes whatever has been delivered, sends all their ACCEPTs in one write, and checks the replies
+ * as they come instead of waiting for each. It counts what the daemon confirmed: ACCEPTs answered
+ * with a local comm ID, refused ones, and the ESTABLISHED events that the peers' RTUs caused. It
+ * times the way in (the REQ's send time, from its private data, to its delivery here) and the
+ * ACCEPTs' round trips.
+ */
+final class AcceptingConsumer {
+    private static final int BATCH = 256;
+
+    private AcceptingConsumer() {}
+
+    static void run(InetAddress ip, int port, int seconds) throws Exception {
+        long delivered = 0;
+        long established = 0;
+        AtomicLong accepted = new AtomicLong();
+        AtomicLong refused = new AtomicLong();
+        HandshakeLoad.Latencies in = new HandshakeLoad.Latencies(1 << 20);
+        HandshakeLoad.Latencies acceptRtt = new HandshakeLoad.Latencies(1 << 20);
+        try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
+            c.hello("bench-acceptor");
+            c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
+            System.out.println("listening");
+            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            while (System.nanoTime() < end) {
+                List<DeliveredRequest> rs = c.nextRequests(BATCH, Duration.ofMillis(200));
+                List<Acceptance> as = new ArrayList<>(rs.size());
+                long now = System.nanoTime();
+                for (DeliveredRequest r : rs) {
+                    delivered++;
+                    if (RoceDecoder.decodeEthernet(r.frame()) instanceof FrameResult.Decoded d && d.frame().mad().message() instanceof CmReq req) {
+                        in.add(now - HandshakeLoad.sentAt(req));
+                    }
+                    as.add(new Acceptance(r.traceId(), 0x100 + (int) (delivered & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
+                }
+                long sent = System.nanoTime();
+                for (CompletableFuture<Integer> f : c.acceptAll(as)) {
+                    f.whenComplete((comm, e) -> {
+                        if (e == null) {
+                            accepted.incrementAndGet();
+                            acceptRtt.add(System.nanoTime() - sent);
+                        } else if (refused.getAndIncrement() == 0) {
+                            System.err.println("ACCEPT failed: " + e.getCause());
+                        }
+                    });
+                }
+                CmEventInfo ev;
+                while ((ev = c.nextEvent(Duration.ZERO)) != null) {
+                    if (ev.event() == CmEventInfo.ESTABLISHED) {
+                        established++;
+                    }
+                }
+            }
+        }
+        System.out.printf("delivered=%d rate=%.0f/s accepted=%d refused=%d established=%d REQ sent to delivered p50=%.2fms p99=%.2fms,"
+                + " ACCEPT round trip p50=%.2fms p99=%.2fms%n", delivered, delivered / (double) seconds, accepted.get(), refused.get(), established,
+                in.quantileMillis(0.5), in.quantileMillis(0.99), acceptRtt.quantileMillis(0.5), acceptRtt.quantileMillis(0.99));
+    }
+}
