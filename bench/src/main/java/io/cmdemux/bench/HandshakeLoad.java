@@ -35,19 +35,22 @@ import java.util.concurrent.atomic.AtomicLong;
  * handshakes in flight, each REQ → (MRA) → REP → RTU, completions timed from REQ to REP; the MRA
  * (the daemon took the REQ and handed it over) is timed too. Each REQ carries its send time
  * (System.nanoTime, CLOCK_MONOTONIC, the same clock in every process on the host) as its consumer
- * private data, so a consumer can time the way in ({@link AcceptingConsumer}).
+ * private data, so a consumer can time the way in ({@link AcceptingConsumer}). The first
+ * {@code warmup} seconds are not counted.
  */
 final class HandshakeLoad {
     private HandshakeLoad() {}
 
-    /** The REQ's consumer private data: its send time, big-endian. */
-    static byte[] sentAt(long nanos) {
-        return ByteBuffer.allocate(Long.BYTES).putLong(nanos).array();
+    /** The REQ's consumer private data: its send time, big-endian, and whether it falls in the counted seconds. */
+    static byte[] sentAt(long nanos, boolean counted) {
+        return ByteBuffer.allocate(Long.BYTES + 1).putLong(nanos).put((byte) (counted ? 1 : 0)).array();
     }
 
-    /** The send time {@link #sentAt} put in a REQ's private data, after the rdma_cm header. */
+    /** The send time {@link #sentAt} put in a REQ's private data, after the rdma_cm header; -1 during the warm-up. */
     static long sentAt(CmReq req) {
-        return ByteBuffer.wrap(req.privateData().toByteArray(), CmaHeader.SIZE, Long.BYTES).getLong();
+        ByteBuffer b = ByteBuffer.wrap(req.privateData().toByteArray(), CmaHeader.SIZE, Long.BYTES + 1);
+        long t = b.getLong();
+        return b.get() == 1 ? t : -1;
     }
 
     /** Latency samples from several threads, up to a bound. */
@@ -76,7 +79,11 @@ final class HandshakeLoad {
         }
     }
 
-    static void run(int ifindex, HwAddr srcMac, InetAddress src, int seconds, int window, List<String> targets) throws Exception {
+    /**
+     * @param warmup seconds of the same load first, not counted: five fresh JVMs compiling their hot
+     *     paths (C2) take much of two cores for the first seconds
+     */
+    static void run(int ifindex, HwAddr srcMac, InetAddress src, int warmup, int seconds, int window, List<String> targets) throws Exception {
         List<InetAddress> dsts = new ArrayList<>();
         List<L2Header> l2s = new ArrayList<>();
         for (String t : targets) {
@@ -90,7 +97,8 @@ final class HandshakeLoad {
         AtomicLong rejected = new AtomicLong();
         Latencies rep = new Latencies(1 << 22);
         Latencies mra = new Latencies(1 << 22);
-        long end = System.nanoTime() + seconds * 1_000_000_000L;
+        long from = System.nanoTime() + warmup * 1_000_000_000L;
+        long end = from + seconds * 1_000_000_000L;
         try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 50)) {
             Thread rx = new Thread(() -> {
                 // One recvmmsg takes every answer already queued: a burst of REPs costs one wake-up.
@@ -109,18 +117,23 @@ final class HandshakeLoad {
                                 Long t0 = started.remove(p.remoteCommId());
                                 if (t0 != null) {
                                     s.send(RoceFrameBuilder.reply(d.frame(), new CmRtu(p.remoteCommId(), p.localCommId(), Octets.zeros(0)), 0xc000, 0));
-                                    rep.add(now - t0);
-                                    done.incrementAndGet();
+                                    if (t0 - from >= 0) {
+                                        rep.add(now - t0);
+                                        done.incrementAndGet();
+                                    }
                                     slots.release();
                                 }
                             } else if (m instanceof CmMra a) {
                                 Long t0 = started.get(a.remoteCommId());
-                                if (t0 != null) {
+                                if (t0 != null && t0 - from >= 0) {
                                     mra.add(now - t0);
                                 }
-                            } else if (m instanceof CmRej rej && started.remove(rej.remoteCommId()) != null) {
-                                rejected.incrementAndGet();
-                                slots.release();
+                            } else if (m instanceof CmRej rej) {
+                                Long t0 = started.remove(rej.remoteCommId());
+                                if (t0 != null) {
+                                    rejected.incrementAndGet();
+                                    slots.release();
+                                }
                             }
                         }
                     }
@@ -130,20 +143,24 @@ final class HandshakeLoad {
             }, "rx");
             rx.start();
             int comm = 1;
-            long t0 = System.nanoTime();
+            boolean counting = false;
             while (System.nanoTime() < end) {
+                if (!counting && System.nanoTime() - from >= 0) {
+                    counting = true;
+                    System.out.println("counting"); // for scripts/bench-handshake, which then samples CPU
+                }
                 if (!slots.tryAcquire(10, java.util.concurrent.TimeUnit.MILLISECONDS)) {
                     continue;
                 }
                 int k = comm % dsts.size();
                 long t = System.nanoTime();
                 var req = RdmaCmRequests.req(comm, 0x0200000000000002L, 0x10 + (comm & 0xffff), comm & 0xffffff, PortSpace.TCP, src, 40000,
-                        dsts.get(k), 7471, sentAt(t));
+                        dsts.get(k), 7471, sentAt(t, t - from >= 0));
                 started.put(comm, t);
                 s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dsts.get(k))), 0xc000, 0xffff, 0, Mad.of(req, comm)));
                 comm++;
             }
-            double secs = (System.nanoTime() - t0) / 1e9;
+            double secs = (System.nanoTime() - from) / 1e9;
             rx.join();
             System.out.printf("handshakes=%d rate=%.0f/s rejected=%d unanswered=%d window=%d p50=%.2fms p99=%.2fms (REQ to MRA p50=%.2fms p99=%.2fms)%n",
                     done.get(), done.get() / secs, rejected.get(), started.size(), window, rep.quantileMillis(0.5), rep.quantileMillis(0.99),

@@ -46,7 +46,7 @@ public final class IngressBench {
                 }
             }
             case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
-                    Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
+                    Integer.parseInt(a[5]), Integer.parseInt(a[6]), List.of(a).subList(7, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
         }
     }
