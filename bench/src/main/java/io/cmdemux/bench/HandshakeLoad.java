@@ -39,6 +39,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code warmup} seconds are not counted.
  */
 final class HandshakeLoad {
+    private static final int RECEIVE_BUFFER = 32 << 20;
+
     private HandshakeLoad() {}
 
     /** The REQ's consumer private data: its send time, big-endian, and whether it falls in the counted seconds. */
@@ -99,7 +101,10 @@ final class HandshakeLoad {
         Latencies mra = new Latencies(1 << 22);
         long from = System.nanoTime() + warmup * 1_000_000_000L;
         long end = from + seconds * 1_000_000_000L;
-        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 50)) {
+        // The default receive buffer (rmem_default) holds some 150 frames: a window of a few hundred
+        // handshakes answers with twice that many MRAs and REPs at once, and a REP lost there costs
+        // the daemon's REP retry timeout (4 s at the REQ's response timeout of 20).
+        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 50, RECEIVE_BUFFER)) {
             Thread rx = new Thread(() -> {
                 // One recvmmsg takes every answer already queued: a burst of REPs costs one wake-up.
                 PacketSocket.Batch batch = new PacketSocket.Batch(64);
