@@ -9,6 +9,8 @@ import io.cmdemux.service.control.CmEventInfo;
 import io.cmdemux.service.control.ControlClient;
 import io.cmdemux.service.control.DeliveredRequest;
 import io.cmdemux.service.control.ListenSpec;
+import io.cmdemux.service.control.RequestRefused;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -30,13 +32,26 @@ final class AcceptingConsumer {
 
     private AcceptingConsumer() {}
 
+    private static List<CompletableFuture<Integer>> acceptOneByOne(ControlClient c, List<Acceptance> as) {
+        List<CompletableFuture<Integer>> out = new ArrayList<>(as.size());
+        for (Acceptance a : as) {
+            try {
+                out.add(CompletableFuture.completedFuture(c.accept(a)));
+            } catch (IOException | RequestRefused e) {
+                out.add(CompletableFuture.failedFuture(e));
+            }
+        }
+        return out;
+    }
+
     /** The send time a counted HandshakeLoad REQ carries; -1 for one of its warm-up or any other. */
     private static long sentAt(DeliveredRequest r) {
         return RoceDecoder.decodeEthernet(r.frame()) instanceof FrameResult.Decoded d && d.frame().mad().message() instanceof CmReq req
                 ? HandshakeLoad.sentAt(req) : -1;
     }
 
-    static void run(InetAddress ip, int port, int seconds) throws Exception {
+    /** @param serial accept one request at a time, each waiting for its reply, as the consumer before pipelining did (for comparison) */
+    static void run(InetAddress ip, int port, int seconds, boolean serial) throws Exception {
         long delivered = 0;
         long established = 0;
         boolean measuring = false; // once the load's warm-up is over
@@ -64,7 +79,7 @@ final class AcceptingConsumer {
                 }
                 long sent = System.nanoTime();
                 boolean timed = measuring;
-                for (CompletableFuture<Integer> f : c.acceptAll(as)) {
+                for (CompletableFuture<Integer> f : serial ? acceptOneByOne(c, as) : c.acceptAll(as)) {
                     f.whenComplete((comm, e) -> {
                         if (e == null) {
                             accepted.incrementAndGet();

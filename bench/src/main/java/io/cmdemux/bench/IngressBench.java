@@ -28,7 +28,7 @@ import java.util.List;
  * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
  *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
  * <li>{@code consume IP PORT SECONDS}: in a pod, a consumer that registers over @cmdemux and counts
- *     delivered REQs; with {@code accept} it answers them ({@link AcceptingConsumer}, scripts/bench-handshake).</li>
+ *     delivered REQs; with {@code accept} (or {@code accept-serial}) it answers them ({@link AcceptingConsumer}, scripts/bench-handshake).</li>
  * </ul>
  */
 public final class IngressBench {
@@ -39,8 +39,8 @@ public final class IngressBench {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
             case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
             case "consume" -> {
-                if (a.length > 4 && a[4].equals("accept")) {
-                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+                if (a.length > 4 && a[4].startsWith("accept")) {
+                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept-serial"));
                 } else {
                     consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 }
