@@ -2,13 +2,11 @@ package io.cmdemux.bench;
 
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.FrameResult;
-import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.service.control.Acceptance;
 import io.cmdemux.service.control.CmEventInfo;
 import io.cmdemux.service.control.ControlClient;
 import io.cmdemux.service.control.DeliveredRequest;
-import io.cmdemux.service.control.ListenSpec;
 import io.cmdemux.service.control.RequestRefused;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -59,10 +57,7 @@ final class AcceptingConsumer {
         AtomicLong refused = new AtomicLong();
         HandshakeLoad.Latencies in = new HandshakeLoad.Latencies(1 << 20);
         HandshakeLoad.Latencies acceptRtt = new HandshakeLoad.Latencies(1 << 20);
-        try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
-            c.hello("bench-acceptor");
-            c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
-            System.out.println("listening");
+        try (ControlClient c = IngressBench.listening("bench-acceptor", ip, port)) {
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() < end) {
                 List<DeliveredRequest> rs = c.nextRequests(BATCH, Duration.ofMillis(200));

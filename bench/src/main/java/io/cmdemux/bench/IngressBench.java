@@ -89,12 +89,23 @@ public final class IngressBench {
         System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
     }
 
+    /** A consumer connected over @cmdemux and listening on {@code ip:port}; says "listening" for the scripts. */
+    static ControlClient listening(String name, InetAddress ip, int port) throws Exception {
+        ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10));
+        try {
+            c.hello(name);
+            c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+        System.out.println("listening");
+        return c;
+    }
+
     private static void consume(InetAddress ip, int port, int seconds) throws Exception {
         long n = 0;
-        try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
-            c.hello("bench-consumer");
-            c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
-            System.out.println("listening");
+        try (ControlClient c = listening("bench-consumer", ip, port)) {
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() < end) {
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
