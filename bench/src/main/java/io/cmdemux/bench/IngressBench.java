@@ -27,9 +27,10 @@ import java.util.List;
  *     REQ frames with distinct comm IDs to the pods, as fast as one thread can;</li>
  * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
  *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
- * <li>{@code consume IP PORT SECONDS [client|accept]}: in a pod, a consumer that registers over
- *     @cmdemux and counts delivered REQs: a {@link BatchConsumer} by default, ControlClient's
- *     DeliveredRequest per REQ with {@code client}, each one accepted with {@code accept}.</li>
+ * <li>{@code consume IP PORT SECONDS [client|accept|accept-serial]}: in a pod, a consumer that registers
+ *     over @cmdemux and counts delivered REQs: a {@link BatchConsumer} by default, ControlClient's
+ *     DeliveredRequest per REQ with {@code client}; with {@code accept} (or {@code accept-serial}) it
+ *     answers them ({@link AcceptingConsumer}, scripts/bench-handshake).</li>
  * </ul>
  */
 public final class IngressBench {
@@ -40,14 +41,16 @@ public final class IngressBench {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
             case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
             case "consume" -> {
-                if (a.length > 4) {
-                    consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept"));
+                if (a.length > 4 && a[4].startsWith("accept")) {
+                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept-serial"));
+                } else if (a.length > 4) {
+                    consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 } else {
                     BatchConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 }
             }
             case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
-                    Integer.parseInt(a[5]), List.of(a).subList(6, a.length));
+                    Integer.parseInt(a[5]), Integer.parseInt(a[6]), List.of(a).subList(7, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
         }
     }
@@ -95,12 +98,23 @@ public final class IngressBench {
         System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
     }
 
-    private static void consume(InetAddress ip, int port, int seconds, boolean accept) throws Exception {
-        long n = 0;
-        try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10))) {
-            c.hello("bench-consumer");
+    /** A consumer connected over @cmdemux and listening on {@code ip:port}; says "listening" for the scripts. */
+    static ControlClient listening(String name, InetAddress ip, int port) throws Exception {
+        ControlClient c = ControlClient.connect(ControlClient.abstractAddress("cmdemux"), Duration.ofSeconds(10));
+        try {
+            c.hello(name);
             c.listen(ListenSpec.of(PortSpace.TCP, ip, port));
-            System.out.println("listening");
+        } catch (Exception e) {
+            c.close();
+            throw e;
+        }
+        System.out.println("listening");
+        return c;
+    }
+
+    private static void consume(InetAddress ip, int port, int seconds) throws Exception {
+        long n = 0;
+        try (ControlClient c = listening("bench-consumer", ip, port)) {
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             long nextReport = System.nanoTime() + 1_000_000_000L;
             while (System.nanoTime() < end) {
@@ -111,9 +125,6 @@ public final class IngressBench {
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
                 if (r != null) {
                     n++;
-                    if (accept) {
-                        c.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), 0x100 + (int) (n & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
-                    }
                 }
             }
         }

@@ -25,7 +25,7 @@ final class Connection {
     private volatile int uid = -1;
     private volatile String clientName = "";
     private final AtomicInteger seq = new AtomicInteger();
-    /** Deliveries queued by the pipeline's threads for the event loop to write. */
+    /** Deliveries and CM events queued by the pipeline's and the timers' threads for the event loop to write. */
     private final Queue<ByteBuf> outbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     final AtomicBoolean queryRunning = new AtomicBoolean();
@@ -94,7 +94,7 @@ final class Connection {
     }
 
     /**
-     * Queues a delivery from any thread. A burst of requests shares one event-loop task and one
+     * Queues a delivery or an event from any thread. A burst of them shares one event-loop task and one
      * flush (one write(2)): only the delivery that finds no drain queued hands the loop a task, and
      * that task writes everything queued by the time it runs.
      */

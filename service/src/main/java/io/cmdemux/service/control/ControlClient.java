@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -122,14 +123,7 @@ public final class ControlClient implements AutoCloseable {
 
     /** Sends a request (its seq is set here) and waits for the reply, whatever its status. */
     public Frame call(int type, List<Record> records, Duration timeout) throws IOException {
-        int s = seq.incrementAndGet();
-        CompletableFuture<Frame> reply = new CompletableFuture<>();
-        pending.put(s, reply);
-        if (!channel.isActive()) {
-            pending.remove(s);
-            throw new IOException(closedMessage());
-        }
-        channel.writeAndFlush(Frame.of(type, s, records));
+        CompletableFuture<Frame> reply = send(List.of(new Outgoing(type, records))).get(0);
         try {
             return reply.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
@@ -140,8 +134,47 @@ public final class ControlClient implements AutoCloseable {
         } catch (TimeoutException e) {
             throw new IOException("no reply to " + Wire.typeName(type) + " within " + timeout.toMillis() + " ms");
         } finally {
-            pending.remove(s);
+            reply.cancel(false); // forgets the seq if no reply came
         }
+    }
+
+    private record Outgoing(int type, List<Record> records) {}
+
+    /**
+     * Sends requests without waiting for their replies: one event-loop task and one flush for all
+     * of them, so a batch costs one write(2) and one wake-up of the loop. The daemon answers in
+     * order, each reply naming its request's seq; each future completes with its reply (whatever
+     * its status), or exceptionally with an IOException when the connection closes first.
+     */
+    private List<CompletableFuture<Frame>> send(List<Outgoing> requests) {
+        List<Frame> frames = new ArrayList<>(requests.size());
+        List<CompletableFuture<Frame>> replies = new ArrayList<>(requests.size());
+        for (Outgoing o : requests) {
+            int s = seq.incrementAndGet();
+            CompletableFuture<Frame> reply = new CompletableFuture<>();
+            pending.put(s, reply);
+            reply.whenComplete((f, e) -> pending.remove(s));
+            frames.add(Frame.of(o.type(), s, o.records()));
+            replies.add(reply);
+        }
+        // After the puts: a close from now on fails them through onClosed; one before, here.
+        if (!channel.isActive()) {
+            IOException gone = new IOException(closedMessage());
+            replies.forEach(r -> r.completeExceptionally(gone));
+            return replies;
+        }
+        channel.eventLoop().execute(() -> {
+            for (int i = 0; i < frames.size(); i++) {
+                CompletableFuture<Frame> reply = replies.get(i);
+                channel.write(frames.get(i)).addListener(w -> {
+                    if (!w.isSuccess()) {
+                        reply.completeExceptionally(new IOException("cannot send: " + w.cause().getMessage(), w.cause()));
+                    }
+                });
+            }
+            channel.flush();
+        });
+        return replies;
     }
 
     private Frame ok(int type, List<Record> records) throws IOException, RequestRefused {
@@ -208,6 +241,31 @@ public final class ControlClient implements AutoCloseable {
         return (DeliveredRequest) o;
     }
 
+    /**
+     * The requests delivered so far, up to {@code max}, waiting up to {@code timeout} for the first;
+     * empty when none arrives in time. One wake-up takes a whole burst.
+     *
+     * @throws IOException when the connection has closed and no request is left
+     */
+    public List<DeliveredRequest> nextRequests(int max, Duration timeout) throws IOException, InterruptedException {
+        DeliveredRequest first = nextRequest(timeout);
+        if (first == null) {
+            return List.of();
+        }
+        List<Object> more = new ArrayList<>();
+        requests.drainTo(more, max - 1);
+        List<DeliveredRequest> out = new ArrayList<>(1 + more.size());
+        out.add(first);
+        for (Object o : more) {
+            if (o == CLOSED) {
+                requests.add(CLOSED); // the requests before it are still answered; the next call throws
+                break;
+            }
+            out.add((DeliveredRequest) o);
+        }
+        return out;
+    }
+
     /** Answers a delivered request with a REP; returns the daemon's local comm ID for the connection. */
     public int accept(Acceptance a) throws IOException, RequestRefused {
         Frame reply = ok(Wire.ACCEPT, Messages.acceptFrame(0, a).records());
@@ -215,6 +273,35 @@ public final class ControlClient implements AutoCloseable {
             return Messages.session(reply);
         } catch (ProtocolException e) {
             throw new IOException("ACCEPT reply: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Answers several delivered requests with REPs without waiting for the daemon's replies (a
+     * consumer that waited for each would pay a round trip per connection). Each future completes
+     * with the daemon's local comm ID, or exceptionally with the {@link RequestRefused} or
+     * IOException that {@link #accept} would throw.
+     */
+    public List<CompletableFuture<Integer>> acceptAll(List<Acceptance> acceptances) {
+        List<Outgoing> out = new ArrayList<>(acceptances.size());
+        for (Acceptance a : acceptances) {
+            out.add(new Outgoing(Wire.ACCEPT, Messages.acceptFrame(0, a).records()));
+        }
+        List<CompletableFuture<Integer>> comms = new ArrayList<>(out.size());
+        for (CompletableFuture<Frame> reply : send(out)) {
+            comms.add(reply.thenApply(ControlClient::acceptedCommId));
+        }
+        return comms;
+    }
+
+    private static int acceptedCommId(Frame reply) {
+        if (reply.status() != Wire.OK) {
+            throw new CompletionException(new RequestRefused(reply.status(), reply.text()));
+        }
+        try {
+            return Messages.session(reply);
+        } catch (ProtocolException e) {
+            throw new CompletionException(new IOException("ACCEPT reply: " + e.getMessage(), e));
         }
     }
 

@@ -213,14 +213,24 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         ok(ctx, f, List.of());
     }
 
+    /**
+     * Replies are written as each request is handled and flushed once per read: a consumer that
+     * pipelines its ACCEPTs gets all their replies in one write(2), not one each.
+     */
     private void ok(ChannelHandlerContext ctx, Frame request, List<Record> records) {
-        ctx.writeAndFlush(Frame.reply(request, Wire.OK, records));
+        ctx.write(Frame.reply(request, Wire.OK, records));
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) {
+        ctx.flush();
+        ctx.fireChannelReadComplete();
     }
 
     private void refuse(ChannelHandlerContext ctx, int type, int seq, int status, String text) {
         daemon.counters().inc("refused." + Wire.errnoName(status));
         log.debug("{}: {} refused: {} {}", conn, Wire.typeName(type), Wire.errnoName(status), text);
-        ctx.writeAndFlush(new Frame(Wire.VERSION, type, status, Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, seq, List.of(Record.text(Wire.R_TEXT, text))));
+        ctx.write(new Frame(Wire.VERSION, type, status, Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, seq, List.of(Record.text(Wire.R_TEXT, text))));
     }
 
     /** Back-pressure: a client that does not read its replies stops being read from. */

@@ -483,8 +483,8 @@ public final class ControlServer implements Consumers {
             counters.inc("event.consumer-gone");
             return false;
         }
-        Frame f = Messages.cmEventFrame(c.nextSeq(), event);
-        c.channel.writeAndFlush(f);
+        // Through the delivery queue: events from a burst of RTUs share one event-loop task and one write(2).
+        c.send(Unpooled.wrappedBuffer(FrameCodec.encode(Messages.cmEventFrame(c.nextSeq(), event))), counters);
         counters.inc("event.sent");
         return true;
     }

@@ -23,9 +23,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -105,11 +104,22 @@ public final class Sessions implements AutoCloseable {
     private final Map<Integer, Session> byLocal;
     private final Map<RemoteKey, Session> byRemote;
     private final Map<Long, Session> byTrace;
-    private final ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "cmdemux-cm-timers");
-        t.setDaemon(true);
+    private final ScheduledThreadPoolExecutor timers = newTimers();
+
+    /**
+     * Every REP arms a retry timer that its RTU cancels at once. Removed on cancel, a cancelled timer
+     * costs nothing later; left in the queue, each would wake the timer thread at its deadline, one
+     * wake-up per handshake.
+     */
+    private static ScheduledThreadPoolExecutor newTimers() {
+        ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+            Thread th = new Thread(r, "cmdemux-cm-timers");
+            th.setDaemon(true);
+            return th;
+        });
+        t.setRemoveOnCancelPolicy(true);
         return t;
-    });
+    }
 
     public Sessions(Config config, Consumers consumers, Metrics metrics, long localCaGuid) {
         this.config = config;

@@ -331,6 +331,64 @@ class ControlServerAsRootTest {
     }
 
     @Test
+    void pipelinedAcceptsAreEachAnsweredWithTheirOwnCommIdAndAnUndeliveredOneIsRefusedAlone() throws Exception {
+        ControlServer s = start();
+        // The daemon's comm ID for a connection, as Sessions would give one: here derived from the trace.
+        s.onAccept((owner, acc) -> (int) acc.traceId() * 2 + 1);
+        ControlClient a = lab.podClient(podA);
+        a.listen(tcp("0.0.0.0", 7471));
+        Listener la = lab.listener(l -> true);
+        int n = 300;
+        for (long t = 1; t <= n; t++) {
+            assertThat(lab.server.deliver(ControlLab.delivery(t, la, IP_A, t))).isTrue();
+        }
+        List<DeliveredRequest> got = new ArrayList<>();
+        while (got.size() < n) {
+            List<DeliveredRequest> some = a.nextRequests(64, Duration.ofSeconds(5));
+            assertThat(some).as("requests after %d of %d", got.size(), n).isNotEmpty().hasSizeLessThanOrEqualTo(64);
+            got.addAll(some);
+        }
+        assertThat(got).extracting(DeliveredRequest::traceId).containsExactlyElementsOf(
+                java.util.stream.LongStream.rangeClosed(1, n).boxed().toList());
+
+        // All ACCEPTs in one write, one of them for a trace never delivered, none waiting for another's reply.
+        List<Acceptance> as = new ArrayList<>();
+        for (DeliveredRequest r : got) {
+            as.add(new Acceptance(r.traceId(), 0x100, 0, 1, 1, 7, false, true, new byte[0]));
+            if (r.traceId() == n / 2) {
+                as.add(new Acceptance(n + 1000, 0x100, 0, 1, 1, 7, false, true, new byte[0]));
+            }
+        }
+        List<java.util.concurrent.CompletableFuture<Integer>> comms = a.acceptAll(as);
+        assertThat(comms).hasSize(n + 1);
+        for (int i = 0; i < as.size(); i++) {
+            long trace = as.get(i).traceId();
+            if (trace == n + 1000) {
+                java.util.concurrent.CompletableFuture<Integer> refused = comms.get(i);
+                assertThatThrownBy(() -> refused.get(5, java.util.concurrent.TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(RequestRefused.class)
+                        .satisfies(e -> assertThat(((RequestRefused) e.getCause()).status()).isEqualTo(Wire.ENOENT));
+            } else {
+                assertThat(comms.get(i).get(5, java.util.concurrent.TimeUnit.SECONDS)).as("trace %d", trace).isEqualTo((int) trace * 2 + 1);
+            }
+        }
+        assertThat(lab.server.counters().get("accept.ok")).isEqualTo(n);
+        // Answered once: a second ACCEPT of the same trace is refused.
+        assertThat(refusal(() -> a.accept(as.get(0)))).isEqualTo(Wire.ENOENT);
+
+        // Events queued from another thread arrive complete and in order.
+        for (int i = 1; i <= n; i++) {
+            assertThat(lab.server.notify(la.owner(), new CmEventInfo(i, i * 2 + 1, CmEventInfo.ESTABLISHED, 0))).isTrue();
+        }
+        for (int i = 1; i <= n; i++) {
+            CmEventInfo e = a.nextEvent(Duration.ofSeconds(5));
+            assertThat(e).as("event %d", i).isNotNull();
+            assertThat(e.traceId()).isEqualTo(i);
+            assertThat(e.localCommId()).isEqualTo(i * 2 + 1);
+        }
+    }
+
+    @Test
     void anOversizedRejectIsRefusedAndReachesNoOne() throws Exception {
         start();
         ControlClient a = lab.podClient(podA);
