@@ -12,6 +12,7 @@ import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.service.serve.Consumers;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandler;
