@@ -26,8 +26,8 @@ public interface Consumers extends AutoCloseable {
      * From now until {@link #releaseDeliveries()}, what this thread delivers is queued for its
      * consumers but not yet handed over: a batch of frames is answered on the wire (its MRAs) before
      * any consumer can answer one of its requests, and each consumer is woken once for the batch.
-     * Another thread's delivery to a consumer this thread has woken nothing for yet waits for the
-     * release too (they share the consumer's one wake-up): a batch's time at most.
+     * Another thread's delivery, or a CM event, to a consumer this thread has woken nothing for yet
+     * waits for the release too (they share the consumer's one wake-up): a batch's time at most.
      */
     default void holdDeliveries() {}
 
