@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.service.control.Acceptance;
 import io.cmdemux.service.control.ConsumerInfo;
 import io.cmdemux.service.control.ControlClient;
 import io.cmdemux.service.control.DeliveredRequest;
@@ -19,8 +20,13 @@ import java.io.PrintStream;
 import java.net.InetAddress;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -77,6 +83,8 @@ final class ListenCommand implements Callable<Integer> {
             description = "keep trying to reach the daemon and register for this long (default 10000)")
     long connectTimeoutMillis;
 
+    /** Requests taken, printed and answered at a time. */
+    private static final int BURST = 64;
     private final PrintStream out = System.out;
     private volatile boolean stopping;
     private volatile ControlClient client;
@@ -154,9 +162,9 @@ final class ListenCommand implements Callable<Integer> {
                 + ", listener " + listener.listenerId());
         int seen = 0;
         while (!stopping && (count <= 0 || seen < count)) {
-            DeliveredRequest r;
+            List<DeliveredRequest> burst;
             try {
-                r = client.nextRequest(Duration.ofMillis(500));
+                burst = client.nextRequests(count <= 0 ? BURST : Math.min(BURST, count - seen), Duration.ofMillis(500));
             } catch (IOException e) {
                 if (stopping) {
                     break;
@@ -165,40 +173,29 @@ final class ListenCommand implements Callable<Integer> {
                 return Main.EXIT_ENVIRONMENT;
             }
             printEvents();
-            if (r == null) {
-                continue;
-            }
-            seen++;
-            ObjectNode line = requestJson(r);
-            if (reject != null) {
-                line.put("rejected", reject);
-            }
-            out.println(TopologyView.JSON.writeValueAsString(line));
-            out.flush();
-            if (accept && reject == null) {
-                java.util.concurrent.ThreadLocalRandom rnd = java.util.concurrent.ThreadLocalRandom.current();
-                try {
-                    int comm = client.accept(new io.cmdemux.service.control.Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff),
-                            1, 1, 7, false, true, new byte[0]));
-                    ObjectNode a = TopologyView.JSON.createObjectNode();
-                    a.put("event", "accepted");
-                    a.put("traceId", Long.toUnsignedString(r.traceId()));
-                    a.put("localCommId", Integer.toUnsignedLong(comm));
-                    out.println(TopologyView.JSON.writeValueAsString(a));
-                    out.flush();
-                } catch (RequestRefused e) {
-                    System.err.println("cmdemux: ACCEPT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
+            seen += burst.size();
+            for (DeliveredRequest r : burst) {
+                ObjectNode line = requestJson(r);
+                if (reject != null) {
+                    line.put("rejected", reject);
                 }
+                out.println(TopologyView.JSON.writeValueAsString(line));
+            }
+            out.flush();
+            if (accept && reject == null && !burst.isEmpty()) {
+                acceptAll(burst);
             }
             if (reject != null) {
-                try {
-                    client.reject(new Rejection(r.traceId(), reject, null, null));
-                } catch (RequestRefused e) {
-                    System.err.println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
-                } catch (IOException e) {
-                    if (!stopping) {
-                        System.err.println("cmdemux: " + e.getMessage());
-                        return Main.EXIT_ENVIRONMENT;
+                for (DeliveredRequest r : burst) {
+                    try {
+                        client.reject(new Rejection(r.traceId(), reject, null, null));
+                    } catch (RequestRefused e) {
+                        System.err.println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
+                    } catch (IOException e) {
+                        if (!stopping) {
+                            System.err.println("cmdemux: " + e.getMessage());
+                            return Main.EXIT_ENVIRONMENT;
+                        }
                     }
                 }
             }
@@ -209,6 +206,39 @@ final class ListenCommand implements Callable<Integer> {
         closed.put("requests", seen);
         status(closed, "stopped after " + seen + " request(s)");
         return Main.EXIT_OK;
+    }
+
+    /**
+     * Answers a burst of requests with REPs (QPN and PSN at random) without waiting for each reply, as
+     * a busy rdma_cm server would: a round trip per connection would cap the rate at one per round trip.
+     * Prints each connection's local comm ID as its reply comes.
+     */
+    private void acceptAll(List<DeliveredRequest> burst) throws IOException {
+        ThreadLocalRandom rnd = ThreadLocalRandom.current();
+        List<Acceptance> acceptances = new ArrayList<>(burst.size());
+        for (DeliveredRequest r : burst) {
+            acceptances.add(new Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff), 1, 1, 7, false, true, new byte[0]));
+        }
+        List<CompletableFuture<Integer>> comms = client.acceptAll(acceptances);
+        for (int i = 0; i < burst.size(); i++) {
+            String trace = Long.toUnsignedString(burst.get(i).traceId());
+            int comm;
+            try {
+                comm = comms.get(i).join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RequestRefused refused) {
+                    System.err.println("cmdemux: ACCEPT of trace " + trace + " refused: " + refused);
+                    continue;
+                }
+                throw e.getCause() instanceof IOException io ? io : new IOException("ACCEPT of trace " + trace + ": " + e.getCause(), e.getCause());
+            }
+            ObjectNode a = TopologyView.JSON.createObjectNode();
+            a.put("event", "accepted");
+            a.put("traceId", trace);
+            a.put("localCommId", Integer.toUnsignedLong(comm));
+            out.println(TopologyView.JSON.writeValueAsString(a));
+        }
+        out.flush();
     }
 
     /** Prints what happened to accepted connections since the last look (RTU, DREQ, timeouts). */
