@@ -203,8 +203,10 @@ public final class PacketSocket implements AutoCloseable {
      * beyond which it drops and counts tp_drops.
      */
     public static PacketSocket open(int ifindex, int[][] filter, int receiveTimeoutMillis, int receiveBufferBytes) throws NativeException {
-        int fd = Native.check(Native.LIBC.socket(Native.AF_PACKET, Native.SOCK_RAW | Native.SOCK_CLOEXEC, htons(Native.ETH_P_ALL)),
-                "socket(AF_PACKET)");
+        // Protocol 0: the socket takes no frames until bind() names ETH_P_ALL and the interface, by which
+        // time the filter is on. Opened with ETH_P_ALL it would queue, unfiltered, whatever any interface
+        // received in between (packet(7)).
+        int fd = Native.check(Native.LIBC.socket(Native.AF_PACKET, Native.SOCK_RAW | Native.SOCK_CLOEXEC, 0), "socket(AF_PACKET)");
         try {
             if (filter != null) {
                 attach(fd, filter);
