@@ -30,9 +30,11 @@ public final class RoceDecoder {
         return decodeEthernet(frame, 0, frame.length);
     }
 
-    /** Decodes the Ethernet frame at {@code f[offset .. offset+length)}; offsets in a failure count from {@code offset}. */
+    /**
+     * Decodes the Ethernet frame at {@code f[offset .. offset+length)}; offsets in a failure count from
+     * {@code offset}. A range outside the array throws IndexOutOfBoundsException (the view checks it).
+     */
     public static FrameResult decodeEthernet(byte[] f, int offset, int length) {
-        checkBounds(f, offset, length);
         try {
             return new FrameResult.Decoded(RoceFrameView.ethernet(f, offset, offset + length).toFrame());
         } catch (MalformedException e) {
@@ -46,17 +48,10 @@ public final class RoceDecoder {
 
     /** Decodes a bare IPv4 or IPv6 packet (LINKTYPE_RAW and friends). */
     public static FrameResult decodeIp(byte[] f, int offset, int length) {
-        checkBounds(f, offset, length);
         try {
             return new FrameResult.Decoded(RoceFrameView.ip(f, offset, offset + length).toFrame());
         } catch (MalformedException e) {
             return new FrameResult.Failed(e.offset() - offset, e.reason());
-        }
-    }
-
-    private static void checkBounds(byte[] f, int offset, int length) {
-        if (offset < 0 || length < 0 || offset > f.length - length) {
-            throw new IndexOutOfBoundsException("range " + offset + "+" + length + " of a " + f.length + "-byte array");
         }
     }
 }
