@@ -89,9 +89,8 @@ public class CmCodecBenchmark {
         }
         // Folded into one value: a Blackhole call per field would cost more than reading the fields.
         Gid remote = v.primaryRemoteGid();
-        CmaHeader h = v.cmaHeader();
         return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo() + v.primaryLocalGid().lo()
-                + h.ipVersion() + h.srcPort() + h.srcAddr().lo() + h.dstAddr().lo();
+                + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo() + v.cmaDstAddr().lo();
     }
 
     /** As above, with the rdma_cm header interpreted as the resolver takes it: java.net addresses and a ServiceId. */

@@ -37,9 +37,17 @@ public final class Icrc {
     private static final int[] V6_TABLE = Shape.V6.table;
 
     private static int v4(byte[] f, int l3) {
+        return v4(f, l3, f[l3 + 1], f[l3 + 8], Be.u16(f, l3 + 10), Be.u16(f, l3 + 26), f[l3 + 32]);
+    }
+
+    /**
+     * {@link #compute} for an IPv4 frame without options, given the bytes it masks, which a caller that
+     * has just read them as parts of wider words passes on: only their low 8 or 16 bits count.
+     */
+    static int v4(byte[] f, int l3, int tos, int ttl, int ipChecksum, int udpChecksum, int bthByte4) {
         int[] t = V4_TABLE;
-        return Shape.V4.crc(f, l3) ^ t[~f[l3 + 1] & 0xff] ^ t[0x100 | ~f[l3 + 8] & 0xff] ^ t[0x200 | ~f[l3 + 10] & 0xff]
-                ^ t[0x300 | ~f[l3 + 11] & 0xff] ^ t[0x400 | ~f[l3 + 26] & 0xff] ^ t[0x500 | ~f[l3 + 27] & 0xff] ^ t[0x600 | ~f[l3 + 32] & 0xff];
+        return Shape.V4.crc(f, l3) ^ t[~tos & 0xff] ^ t[0x100 | ~ttl & 0xff] ^ t[0x200 | ~ipChecksum >>> 8 & 0xff]
+                ^ t[0x300 | ~ipChecksum & 0xff] ^ t[0x400 | ~udpChecksum >>> 8 & 0xff] ^ t[0x500 | ~udpChecksum & 0xff] ^ t[0x600 | ~bthByte4 & 0xff];
     }
 
     private static int v6(byte[] f, int l3) {

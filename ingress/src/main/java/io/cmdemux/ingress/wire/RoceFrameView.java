@@ -62,15 +62,7 @@ public final class RoceFrameView {
      */
     public RoceFrameView wrapEthernet(byte[] f, int start, int end) throws MalformedException {
         Objects.checkFromToIndex(start, end, f.length);
-        if (end - start == V4_FRAME && isPlainV4Req(f, start)) {
-            int l3 = start + RoceDecoder.ETH_HEADER;
-            int udp = l3 + RoceDecoder.IPV4_HEADER;
-            int mad = udp + RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
-            int icrcAt = end - Icrc.SIZE;
-            boolean icrcValid = Icrc.read(f, icrcAt) == Icrc.compute(f, l3, RoceDecoder.IPV4_HEADER, icrcAt);
-            return set(f, start, NONE, l3, udp, mad, icrcAt, icrcValid, CmAttribute.byId(Be.u16(f, mad + MAD_ATTRIBUTE_ID)));
-        }
-        return wrapEthernetChecked(f, start, end);
+        return end - start == V4_FRAME && plainV4(f, start) ? this : wrapEthernetChecked(f, start, end);
     }
 
     // The common frame, checked a word at a time: untagged Ethernet, IPv4 without options or fragments,
@@ -78,31 +70,46 @@ public final class RoceFrameView {
     // known attribute. Whatever differs takes the field-by-field checks, which find the exact fault.
     private static final int V4_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
             + Deth.SIZE + Mad.SIZE + Icrc.SIZE;
+    private static final int V4_L3 = RoceDecoder.ETH_HEADER;
+    private static final int V4_UDP = V4_L3 + RoceDecoder.IPV4_HEADER;
+    private static final int V4_MAD = V4_UDP + RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
     private static final int MAD_ATTRIBUTE_ID = 16;
     // bytes 12-19: ethertype, version and IHL, (TOS), total length, (ID)
     private static final long V4_AT_12_MASK = 0xFFFF_FF00_FFFF_0000L;
-    private static final long V4_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - RoceDecoder.ETH_HEADER) << 16;
+    private static final long V4_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - V4_L3) << 16;
     // bytes 20-27: flags and fragment offset (but not DF), (TTL), protocol, (checksum, source)
     private static final long V4_AT_20_MASK = 0x3FFF_00FF_0000_0000L;
     private static final long V4_AT_20 = (long) RoceDecoder.IPPROTO_UDP << 32;
     // bytes 36-43: destination port, UDP length, (checksum), BTH opcode, pad count
     private static final long V4_AT_36_MASK = 0xFFFF_FFFF_0000_FF30L;
-    private static final long V4_AT_36 = (long) RoceDecoder.ROCEV2_UDP_PORT << 48
-            | (long) (V4_FRAME - RoceDecoder.ETH_HEADER - RoceDecoder.IPV4_HEADER) << 32 | Bth.OPCODE_UD_SEND_ONLY << 8;
+    private static final long V4_AT_36 = (long) RoceDecoder.ROCEV2_UDP_PORT << 48 | (long) (V4_FRAME - V4_UDP) << 32
+            | Bth.OPCODE_UD_SEND_ONLY << 8;
     // bytes 44-51: (P_Key, FECN/BECN), destination QP, (AckReq, PSN)
     private static final long V4_AT_44_MASK = 0x0000_00FF_FFFF_0000L;
     private static final long V4_AT_44 = (long) Bth.GSI_QP << 16;
     // bytes 62-63: MAD base version, management class
-    private static final int V4_MAD = MadHeader.BASE_VERSION << 8 | MadHeader.MGMT_CLASS_CM;
+    private static final int V4_MAD_CLASS = MadHeader.BASE_VERSION << 8 | MadHeader.MGMT_CLASS_CM;
 
-    private static boolean isPlainV4Req(byte[] f, int s) {
-        int attribute = Be.u16(f, s + 62 + MAD_ATTRIBUTE_ID);
-        return (Be.u64(f, s + 12) & V4_AT_12_MASK) == V4_AT_12
-                && (Be.u64(f, s + 20) & V4_AT_20_MASK) == V4_AT_20
-                && (Be.u64(f, s + 36) & V4_AT_36_MASK) == V4_AT_36
-                && (Be.u64(f, s + 44) & V4_AT_44_MASK) == V4_AT_44
-                && Be.u16(f, s + 62) == V4_MAD
-                && attribute >= CmAttribute.REQ.id() && attribute <= CmAttribute.SIDR_REP.id();
+    /**
+     * Points this view at {@code f[s .. s + V4_FRAME)} if it is the common frame. The words read for the
+     * checks also hold the seven bytes the ICRC masks, which go to the ICRC from there.
+     */
+    private boolean plainV4(byte[] f, int s) {
+        long w12 = Be.u64(f, s + 12);
+        long w20 = Be.u64(f, s + 20);
+        long w36 = Be.u64(f, s + 36);
+        long w44 = Be.u64(f, s + 44);
+        int attribute = Be.u16(f, s + V4_MAD + MAD_ATTRIBUTE_ID);
+        if ((w12 & V4_AT_12_MASK) != V4_AT_12 || (w20 & V4_AT_20_MASK) != V4_AT_20 || (w36 & V4_AT_36_MASK) != V4_AT_36
+                || (w44 & V4_AT_44_MASK) != V4_AT_44 || Be.u16(f, s + V4_MAD) != V4_MAD_CLASS
+                || attribute < CmAttribute.REQ.id() || attribute > CmAttribute.SIDR_REP.id()) {
+            return false;
+        }
+        int icrcAt = s + V4_FRAME - Icrc.SIZE;
+        // TOS (byte 15), TTL (22), header checksum (24-25), UDP checksum (40-41), BTH byte 4 (46)
+        int icrc = Icrc.v4(f, s + V4_L3, (int) (w12 >>> 32), (int) (w20 >>> 40), (int) (w20 >>> 16), (int) (w36 >>> 16), (int) (w44 >>> 40));
+        set(f, s, NONE, s + V4_L3, s + V4_UDP, s + V4_MAD, icrcAt, Icrc.read(f, icrcAt) == icrc, CmAttribute.byId(attribute));
+        return true;
     }
 
     /** {@link #wrapEthernet} without the word-at-a-time shortcut: every check, one field at a time. */
@@ -303,22 +310,40 @@ public final class RoceFrameView {
         return Gid.read(f, mad + MadHeader.SIZE + ReqLayout.PRIMARY_PATH + ReqLayout.P_LOCAL_GID);
     }
 
-    /**
-     * The first 36 bytes of the request's private data read as the rdma_cm header, whatever the service
-     * ID says; {@link #addressing()} is the reading that decides.
+    /*
+     * The rdma_cm header (CmaHeader) in the first 36 bytes of a request's private data (both areas, of
+     * 92 and 136 bytes, hold it), read one field at a time whatever the service ID says; addressing() is
+     * the reading that decides. A CmaHeader record per request would be 64 bytes that the JIT does not
+     * scalar-replace.
      */
-    public CmaHeader cmaHeader() {
-        int d = mad + MadHeader.SIZE;
-        // Both private data areas (92 and 136 bytes) hold the 36-byte header.
-        return CmaHeader.read(f, d + (requireRequest() == CmAttribute.REQ ? ReqLayout.PRIVATE_DATA : ShortLayouts.SIDR_REQ_PRIVATE_DATA));
+    private int privateData() {
+        return mad + MadHeader.SIZE + (requireRequest() == CmAttribute.REQ ? ReqLayout.PRIVATE_DATA : ShortLayouts.SIDR_REQ_PRIVATE_DATA);
+    }
+
+    public int cmaVersion() {
+        return Be.u8(f, privateData() + CmaHeader.OFF_VERSION);
+    }
+
+    public int cmaIpVersion() {
+        return Be.u8(f, privateData() + CmaHeader.OFF_IP_VERSION) >>> 4;
+    }
+
+    public int cmaSrcPort() {
+        return Be.u16(f, privateData() + CmaHeader.OFF_PORT);
+    }
+
+    public Gid cmaSrcAddr() {
+        return Gid.read(f, privateData() + CmaHeader.OFF_SRC);
+    }
+
+    public Gid cmaDstAddr() {
+        return Gid.read(f, privateData() + CmaHeader.OFF_DST);
     }
 
     /** How the request addresses its listener, read from the private data in place. */
     public CmAddressing addressing() {
-        int d = mad + MadHeader.SIZE;
-        return requireRequest() == CmAttribute.REQ
-                ? CmAddressing.of(serviceId(), f, d + ReqLayout.PRIVATE_DATA, CmReq.PRIVATE_DATA_SIZE)
-                : CmAddressing.of(serviceId(), f, d + ShortLayouts.SIDR_REQ_PRIVATE_DATA, CmSidrReq.PRIVATE_DATA_SIZE);
+        return CmAddressing.of(serviceId(), f, privateData(),
+                attribute == CmAttribute.REQ ? CmReq.PRIVATE_DATA_SIZE : CmSidrReq.PRIVATE_DATA_SIZE);
     }
 
     private CmAttribute requireRequest() {

@@ -47,17 +47,29 @@ class RoceFrameViewProperties {
             assertThat(view.primaryRemoteGid()).isEqualTo(req.primaryPath().remoteGid());
             assertThat(view.primaryLocalGid()).isEqualTo(req.primaryPath().localGid());
             assertThat(view.addressing()).isEqualTo(CmAddressing.of(req));
+            assertCmaHeader(view, req.privateData());
         } else if (m instanceof CmSidrReq sidr) {
             assertThat(view.requestId()).isEqualTo(sidr.requestId());
             assertThat(view.serviceId()).isEqualTo(sidr.serviceId());
             assertThat(view.requestPkey()).isEqualTo(sidr.pkey());
             assertThat(view.addressing()).isEqualTo(CmAddressing.of(sidr.serviceId(), sidr.privateData()));
+            assertCmaHeader(view, sidr.privateData());
             assertThatThrownBy(view::primaryRemoteGid).isInstanceOf(IllegalStateException.class);
         } else {
             assertThatThrownBy(view::serviceId).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(view::requestId).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(view::addressing).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(view::cmaSrcPort).isInstanceOf(IllegalStateException.class);
         }
+    }
+
+    private static void assertCmaHeader(RoceFrameView view, Octets privateData) throws Exception {
+        CmaHeader h = CmaHeader.decode(privateData);
+        assertThat(view.cmaVersion()).isEqualTo(h.cmaVersion());
+        assertThat(view.cmaIpVersion()).isEqualTo(h.ipVersion());
+        assertThat(view.cmaSrcPort()).isEqualTo(h.srcPort());
+        assertThat(view.cmaSrcAddr()).isEqualTo(h.srcAddr());
+        assertThat(view.cmaDstAddr()).isEqualTo(h.dstAddr());
     }
 
     /**
