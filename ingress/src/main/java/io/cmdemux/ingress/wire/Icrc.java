@@ -32,7 +32,8 @@ public final class Icrc {
     }
 
     // One table entry per masked byte, spelled out: a loop over the positions costs as much again. The
-    // tables are static finals so that the JIT knows their length and drops the bounds checks.
+    // tables are static finals so that the JIT knows their length, and the indexes are sums, whose range
+    // it knows (of an OR it does not), so that it drops the bounds checks.
     private static final int[] V4_TABLE = Shape.V4.table;
     private static final int[] V6_TABLE = Shape.V6.table;
 
@@ -46,8 +47,9 @@ public final class Icrc {
      */
     static int v4(byte[] f, int l3, int tos, int ttl, int ipChecksum, int udpChecksum, int bthByte4) {
         int[] t = V4_TABLE;
-        return Shape.V4.crc(f, l3) ^ t[~tos & 0xff] ^ t[0x100 | ~ttl & 0xff] ^ t[0x200 | ~ipChecksum >>> 8 & 0xff]
-                ^ t[0x300 | ~ipChecksum & 0xff] ^ t[0x400 | ~udpChecksum >>> 8 & 0xff] ^ t[0x500 | ~udpChecksum & 0xff] ^ t[0x600 | ~bthByte4 & 0xff];
+        return Shape.V4.crc(f, l3) ^ t[~tos & 0xff] ^ t[0x100 + (~ttl & 0xff)] ^ t[0x200 + (~ipChecksum >>> 8 & 0xff)]
+                ^ t[0x300 + (~ipChecksum & 0xff)] ^ t[0x400 + (~udpChecksum >>> 8 & 0xff)] ^ t[0x500 + (~udpChecksum & 0xff)]
+                ^ t[0x600 + (~bthByte4 & 0xff)];
     }
 
     private static int v6(byte[] f, int l3) {
