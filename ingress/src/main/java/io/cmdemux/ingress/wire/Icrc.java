@@ -53,10 +53,15 @@ public final class Icrc {
     }
 
     private static int v6(byte[] f, int l3) {
+        return v6(f, l3, Be.u32(f, l3), f[l3 + 7], Be.u16(f, l3 + 46), f[l3 + 52]);
+    }
+
+    /** {@link #compute} for an IPv6 frame, given the bytes it masks, as {@link #v4(byte[], int, int, int, int, int, int)}. */
+    static int v6(byte[] f, int l3, int versionClassFlow, int hopLimit, int udpChecksum, int bthByte4) {
         int[] t = V6_TABLE;
-        return Shape.V6.crc(f, l3) ^ t[~f[l3] & 0x0f] ^ t[0x100 | ~f[l3 + 1] & 0xff] ^ t[0x200 | ~f[l3 + 2] & 0xff]
-                ^ t[0x300 | ~f[l3 + 3] & 0xff] ^ t[0x400 | ~f[l3 + 7] & 0xff] ^ t[0x500 | ~f[l3 + 46] & 0xff]
-                ^ t[0x600 | ~f[l3 + 47] & 0xff] ^ t[0x700 | ~f[l3 + 52] & 0xff];
+        return Shape.V6.crc(f, l3) ^ t[~versionClassFlow >>> 24 & 0x0f] ^ t[0x100 + (~versionClassFlow >>> 16 & 0xff)]
+                ^ t[0x200 + (~versionClassFlow >>> 8 & 0xff)] ^ t[0x300 + (~versionClassFlow & 0xff)] ^ t[0x400 + (~hopLimit & 0xff)]
+                ^ t[0x500 + (~udpChecksum >>> 8 & 0xff)] ^ t[0x600 + (~udpChecksum & 0xff)] ^ t[0x700 + (~bthByte4 & 0xff)];
     }
 
     /** The definition, for any header and pad length: mask a copy of the headers, then CRC the lot. */

@@ -61,7 +61,8 @@ public final class RoceFrameView {
      */
     public RoceFrameView wrapEthernet(byte[] f, int start, int end) throws MalformedException {
         checkRange(start, end, f.length);
-        return end - start == V4_FRAME && plainV4(f, start) ? this : wrapEthernetChecked(f, start, end);
+        int length = end - start;
+        return length == V4_FRAME && plainV4(f, start) || length == V6_FRAME && plainV6(f, start) ? this : wrapEthernetChecked(f, start, end);
     }
 
     /** Objects.checkFromToIndex in one branch instead of three, for the size of the compiled fast path. */
@@ -71,7 +72,7 @@ public final class RoceFrameView {
         }
     }
 
-    // The common frame, checked a word at a time: untagged Ethernet, IPv4 without options or fragments,
+    // The common frames, checked a word at a time: untagged Ethernet, IPv4 without options or fragments,
     // UDP to 4791 with the right length, BTH UD SEND_ONLY to QP1 without pad, a CM MAD header with a
     // known attribute. Whatever differs takes the field-by-field checks, which find the exact fault.
     private static final int V4_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
@@ -94,32 +95,71 @@ public final class RoceFrameView {
     private static final long V4_AT_44_MASK = 0x0000_00FF_FFFF_0000L;
     private static final long V4_AT_44 = (long) Bth.GSI_QP << 16;
     // bytes 62-63: MAD base version, management class
-    private static final int V4_MAD_CLASS = MadHeader.BASE_VERSION << 8 | MadHeader.MGMT_CLASS_CM;
+    private static final int MAD_CLASS = MadHeader.BASE_VERSION << 8 | MadHeader.MGMT_CLASS_CM;
 
     /**
      * Points this view at {@code f[s .. s + V4_FRAME)} if it is the common frame. The words read for the
      * checks also hold the seven bytes the ICRC masks, which go to the ICRC from there.
      */
-    private boolean plainV4(byte[] f, int s) {
+    boolean plainV4(byte[] f, int s) {
         long w12 = Be.u64(f, s + 12);
         long w20 = Be.u64(f, s + 20);
         long w36 = Be.u64(f, s + 36);
         long w44 = Be.u64(f, s + 44);
-        int madClass = Be.u16(f, s + V4_MAD);
-        int attribute = Be.u16(f, s + V4_MAD + MAD_ATTRIBUTE_ID);
+        int attribute = madAttribute(f, s + V4_MAD);
         // Differences ORed together for one branch, not seven: each branch would be another uncommon trap in
         // the compiled code, and past 2,500 bytes of it the JIT stops inlining this into its callers.
         long differs = (w12 & V4_AT_12_MASK ^ V4_AT_12) | (w20 & V4_AT_20_MASK ^ V4_AT_20) | (w36 & V4_AT_36_MASK ^ V4_AT_36)
-                | (w44 & V4_AT_44_MASK ^ V4_AT_44) | (madClass ^ V4_MAD_CLASS)
-                | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
-        if (differs != 0) {
-            return false;
-        }
-        int icrcAt = s + V4_FRAME - Icrc.SIZE;
+                | (w44 & V4_AT_44_MASK ^ V4_AT_44) | attribute >>> 31;
         // TOS (byte 15), TTL (22), header checksum (24-25), UDP checksum (40-41), BTH byte 4 (46)
-        int icrc = Icrc.v4(f, s + V4_L3, (int) (w12 >>> 32), (int) (w20 >>> 40), (int) (w20 >>> 16), (int) (w36 >>> 16), (int) (w44 >>> 40));
-        set(f, s, NONE, s + V4_L3, s + V4_UDP, s + V4_MAD, icrcAt, Icrc.read(f, icrcAt) == icrc, CmAttribute.byId(attribute));
+        return differs == 0 && setPlain(f, s, V4_UDP, V4_MAD, V4_FRAME, attribute,
+                Icrc.v4(f, s + V4_L3, (int) (w12 >>> 32), (int) (w20 >>> 40), (int) (w20 >>> 16), (int) (w36 >>> 16), (int) (w44 >>> 40)));
+    }
+
+    /** The CM attribute ID of the MAD at {@code f[mad]}, or a negative number when it is not a CM MAD of a known attribute. */
+    private static int madAttribute(byte[] f, int mad) {
+        int attribute = Be.u16(f, mad + MAD_ATTRIBUTE_ID);
+        int wrong = (Be.u16(f, mad) ^ MAD_CLASS) | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
+        return attribute | -wrong;
+    }
+
+    private boolean setPlain(byte[] f, int s, int udp, int mad, int frame, int attribute, int icrc) {
+        int icrcAt = s + frame - Icrc.SIZE;
+        set(f, s, NONE, s + RoceDecoder.ETH_HEADER, s + udp, s + mad, icrcAt, Icrc.read(f, icrcAt) == icrc, CmAttribute.byId(attribute));
         return true;
+    }
+
+    // The same for IPv6 without extension headers.
+    private static final int V6_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV6_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
+            + Deth.SIZE + Mad.SIZE + Icrc.SIZE;
+    private static final int V6_L3 = RoceDecoder.ETH_HEADER;
+    private static final int V6_UDP = V6_L3 + RoceDecoder.IPV6_HEADER;
+    private static final int V6_BTH = V6_UDP + RoceDecoder.UDP_HEADER;
+    private static final int V6_MAD = V6_BTH + Bth.SIZE + Deth.SIZE;
+    // bytes 12-19: ethertype, version, (traffic class, flow label), payload length
+    private static final long V6_AT_12_MASK = 0xFFFF_F000_0000_FFFFL;
+    private static final long V6_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV6 << 48 | 0x6L << 44 | V6_FRAME - V6_UDP;
+    // bytes 20-27: next header, (hop limit, source)
+    private static final long V6_AT_20_MASK = 0xFF00_0000_0000_0000L;
+    private static final long V6_AT_20 = (long) RoceDecoder.IPPROTO_UDP << 56;
+    // bytes 54-61: (source port), destination port, UDP length, (checksum)
+    private static final long V6_AT_54_MASK = 0x0000_FFFF_FFFF_0000L;
+    private static final long V6_AT_54 = (long) RoceDecoder.ROCEV2_UDP_PORT << 32 | (long) (V6_FRAME - V6_UDP) << 16;
+    // bytes 62-69: BTH opcode, pad count, (P_Key, FECN/BECN), destination QP
+    private static final long V6_AT_62_MASK = 0xFF30_0000_00FF_FFFFL;
+    private static final long V6_AT_62 = (long) Bth.OPCODE_UD_SEND_ONLY << 56 | Bth.GSI_QP;
+
+    boolean plainV6(byte[] f, int s) {
+        long w12 = Be.u64(f, s + 12);
+        long w20 = Be.u64(f, s + 20);
+        long w54 = Be.u64(f, s + 54);
+        long w62 = Be.u64(f, s + 62);
+        int attribute = madAttribute(f, s + V6_MAD);
+        long differs = (w12 & V6_AT_12_MASK ^ V6_AT_12) | (w20 & V6_AT_20_MASK ^ V6_AT_20) | (w54 & V6_AT_54_MASK ^ V6_AT_54)
+                | (w62 & V6_AT_62_MASK ^ V6_AT_62) | attribute >>> 31;
+        // version, traffic class and flow label (bytes 14-17), hop limit (21), UDP checksum (60-61), BTH byte 4 (66)
+        return differs == 0 && setPlain(f, s, V6_UDP, V6_MAD, V6_FRAME, attribute,
+                Icrc.v6(f, s + V6_L3, (int) (w12 >>> 16), (int) (w20 >>> 48), (int) w54, (int) (w62 >>> 24)));
     }
 
     /** {@link #wrapEthernet} without the word-at-a-time shortcut: every check, one field at a time. */

@@ -5,6 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.MalformedException;
+import java.net.InetAddress;
+import java.util.Arrays;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.Size;
@@ -72,16 +75,37 @@ class RoceFrameViewProperties {
         assertThat(view.cmaDstAddr()).isEqualTo(h.dstAddr());
     }
 
+    /** The shortcut takes the common frames, IPv4 and IPv6, and only the one it is for; what it reads is what the full checks read. */
+    @Example
+    void theShortcutTakesTheCommonFrames() throws Exception {
+        for (boolean sidr : new boolean[] {false, true}) {
+            byte[] v4 = Frames.frame(null, Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5"), sidr ? CmSamples.sidrReq() : CmSamples.req(Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5")));
+            byte[] v6 = Frames.frame(null, Frames.addr("fd00::2"), Frames.addr("fd00::5"), sidr ? CmSamples.sidrReq() : CmSamples.req(
+                    Frames.addr("fd00::2"), Frames.addr("fd00::5")));
+            assertThat(new RoceFrameView().plainV4(v4, 0)).isTrue();
+            assertThat(new RoceFrameView().plainV6(v6, 0)).isTrue();
+            assertThat(new RoceFrameView().plainV6(v4, 0)).isFalse();
+            assertThat(new RoceFrameView().plainV4(Arrays.copyOf(v6, v4.length), 0)).isFalse();
+            RoceFrameView shortcut = new RoceFrameView();
+            shortcut.plainV6(v6, 0);
+            assertThat(shortcut.icrcValid()).isTrue();
+            assertThat(shortcut.toFrame()).isEqualTo(new RoceFrameView().wrapEthernetChecked(v6, 0, v6.length).toFrame());
+        }
+    }
+
     /**
      * The word-at-a-time check of the common frame accepts nothing that the field-by-field checks refuse,
-     * and reads what they read: headers mutated anywhere in the first 80 bytes, where every checked field is.
+     * and reads what they read: headers mutated anywhere in the first 80 bytes (IPv6: 100), where every
+     * checked field is.
      */
     @Property(tries = 5000)
     void theShortcutAgreesWithTheFullChecks(@ForAll @Size(min = 1, max = 4) int[] positions, @ForAll @Size(min = 1, max = 4) byte[] values,
-            @ForAll boolean sidr) throws Exception {
-        byte[] f = sidr ? Frames.frame(null, Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5"), CmSamples.sidrReq()) : Frames.reqV4(null);
+            @ForAll boolean sidr, @ForAll boolean v6) throws Exception {
+        InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
+        InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
+        byte[] f = Frames.frame(null, src, dst, sidr ? CmSamples.sidrReq() : CmSamples.req(src, dst));
         for (int i = 0; i < positions.length; i++) {
-            f[Math.floorMod(positions[i], 80)] = values[i % values.length];
+            f[Math.floorMod(positions[i], v6 ? 100 : 80)] = values[i % values.length];
         }
         RoceFrame shortcut;
         try {
