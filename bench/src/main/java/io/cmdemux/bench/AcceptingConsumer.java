@@ -1,8 +1,5 @@
 package io.cmdemux.bench;
 
-import io.cmdemux.ingress.wire.CmReq;
-import io.cmdemux.ingress.wire.FrameResult;
-import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.service.control.Acceptance;
 import io.cmdemux.service.control.CmEventInfo;
 import io.cmdemux.service.control.ControlClient;
@@ -42,12 +39,6 @@ final class AcceptingConsumer {
         return out;
     }
 
-    /** The send time a counted HandshakeLoad REQ carries; -1 for one of its warm-up or any other. */
-    private static long sentAt(DeliveredRequest r) {
-        return RoceDecoder.decodeEthernet(r.frame()) instanceof FrameResult.Decoded d && d.frame().mad().message() instanceof CmReq req
-                ? HandshakeLoad.sentAt(req) : -1;
-    }
-
     /** @param serial accept one request at a time, each waiting for its reply, as the consumer before pipelining did (for comparison) */
     static void run(InetAddress ip, int port, int seconds, boolean serial) throws Exception {
         long delivered = 0;
@@ -65,7 +56,7 @@ final class AcceptingConsumer {
                 long now = System.nanoTime();
                 for (DeliveredRequest r : rs) {
                     delivered++;
-                    long t = sentAt(r);
+                    long t = HandshakeLoad.sentAt(r.frame());
                     if (t >= 0) {
                         in.add(now - t);
                         measuring = true;

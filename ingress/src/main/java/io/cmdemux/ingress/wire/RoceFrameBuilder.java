@@ -21,10 +21,21 @@ public final class RoceFrameBuilder {
      * kernel's cm_format_rej/cm_format_rep reuse for the answer.
      */
     public static byte[] reply(RoceFrame request, CmMessage reply, int udpSrcPort, int psn) {
-        L2Header l2 = request.l2() == null ? null : new L2Header(request.l2().src(), request.l2().dst(), request.l2().vlan());
-        L3Header in = request.l3();
+        return reply(request.l2(), request.l3(), request.bth().pkey(), request.mad().header().transactionId(), reply, udpSrcPort, psn);
+    }
+
+    /**
+     * {@link #reply(RoceFrame, CmMessage, int, int)} to a request read in place: a request kept as its
+     * bytes is answered (REP, DREQ, REJ) without building its records again, the REQ's alone a kilobyte.
+     */
+    public static byte[] reply(RoceFrameView request, CmMessage reply, int udpSrcPort, int psn) {
+        return reply(request.l2(), request.l3(), request.bthPkey(), request.transactionId(), reply, udpSrcPort, psn);
+    }
+
+    private static byte[] reply(L2Header requestL2, L3Header in, int pkey, long transactionId, CmMessage reply, int udpSrcPort, int psn) {
+        L2Header l2 = requestL2 == null ? null : new L2Header(requestL2.src(), requestL2.dst(), requestL2.vlan());
         L3Header l3 = new L3Header(in.ipVersion(), in.dst(), in.src(), in.trafficClass(), 64, in.flowLabel());
-        return cmFrame(l2, l3, udpSrcPort, request.bth().pkey(), psn, Mad.of(reply, request.mad().header().transactionId()));
+        return cmFrame(l2, l3, udpSrcPort, pkey, psn, Mad.of(reply, transactionId));
     }
 
     /** An Ethernet frame, or with {@code l2} null a bare IP packet. */

@@ -81,6 +81,7 @@ public final class RoceFrameView {
     private static final int V4_UDP = V4_L3 + RoceDecoder.IPV4_HEADER;
     private static final int V4_MAD = V4_UDP + RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
     private static final int MAD_ATTRIBUTE_ID = 16;
+    private static final int MAD_TRANSACTION_ID = 8;
     // bytes 12-19: ethertype, version and IHL, (TOS), total length, (ID)
     private static final long V4_AT_12_MASK = 0xFFFF_FF00_FFFF_0000L;
     private static final long V4_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - V4_L3) << 16;
@@ -331,6 +332,32 @@ public final class RoceFrameView {
         return l2 == NONE ? null : HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6));
     }
 
+    /** The MAD's transaction ID, which cm.c's answers (MRA, REP, REJ) repeat. */
+    public long transactionId() {
+        return Be.u64(f, mad + MAD_TRANSACTION_ID);
+    }
+
+    /** The sender's comm ID, which opens the CM data of every message but the SIDR ones. */
+    public int localCommId() {
+        requireConnected();
+        return Be.u32(f, mad + MadHeader.SIZE);
+    }
+
+    /** The receiver's comm ID, the second word of the CM data of every message but a REQ and the SIDR ones. */
+    public int remoteCommId() {
+        requireConnected();
+        if (attribute == CmAttribute.REQ) {
+            throw new IllegalStateException("a REQ names no remote comm ID");
+        }
+        return Be.u32(f, mad + MadHeader.SIZE + 4);
+    }
+
+    private void requireConnected() {
+        if (attribute == CmAttribute.SIDR_REQ || attribute == CmAttribute.SIDR_REP) {
+            throw new IllegalStateException(attribute + " has no comm IDs");
+        }
+    }
+
     /** A REQ's local comm ID or a SIDR REQ's request ID: both open the CM data. */
     public int requestId() {
         requireRequest();
@@ -409,22 +436,25 @@ public final class RoceFrameView {
         }
     }
 
+    /** The link layer as records, or null without one. */
+    public L2Header l2() {
+        return l2 == NONE ? null : new L2Header(HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6)), HwAddr.of(Arrays.copyOfRange(f, l2 + 6, l2 + 12)),
+                vlanTci == NONE ? null : Vlan.ofTci(vlanTci));
+    }
+
+    /** The IP header as a record. */
+    public L3Header l3() {
+        if (ipVersion() == 4) {
+            return new L3Header(4, ipSrc(), ipDst(), Be.u8(f, l3 + 1), Be.u8(f, l3 + 8), 0);
+        }
+        int word0 = Be.u32(f, l3);
+        return new L3Header(6, ipSrc(), ipDst(), (word0 >>> 20) & 0xff, Be.u8(f, l3 + 7), word0 & 0xfffff);
+    }
+
     /** Every field, as records. */
     public RoceFrame toFrame() {
-        L2Header l2h = null;
-        if (l2 != NONE) {
-            l2h = new L2Header(HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6)), HwAddr.of(Arrays.copyOfRange(f, l2 + 6, l2 + 12)),
-                    vlanTci == NONE ? null : Vlan.ofTci(vlanTci));
-        }
-        L3Header l3h;
-        if (ipVersion() == 4) {
-            l3h = new L3Header(4, ipSrc(), ipDst(), Be.u8(f, l3 + 1), Be.u8(f, l3 + 8), 0);
-        } else {
-            int word0 = Be.u32(f, l3);
-            l3h = new L3Header(6, ipSrc(), ipDst(), (word0 >>> 20) & 0xff, Be.u8(f, l3 + 7), word0 & 0xfffff);
-        }
         int stored = Icrc.read(f, icrcAt);
-        return new RoceFrame(l2h, l3h, Be.u16(f, udp), Bth.decode(f, bth), Deth.decode(f, bth + Bth.SIZE),
+        return new RoceFrame(l2(), l3(), Be.u16(f, udp), Bth.decode(f, bth), Deth.decode(f, bth + Bth.SIZE),
                 CmCodec.decodeChecked(f, mad, attribute), stored, icrcValid);
     }
 }

@@ -42,7 +42,32 @@ class RoceFrameViewProperties {
         assertThat(view.bthPkey()).isEqualTo(0x7FFF).isEqualTo(records.bth().pkey());
         assertThat(view.vlanId()).isEqualTo(tagged && !bareIp ? 33 : -1);
         assertThat(view.l2Dst()).isEqualTo(bareIp ? null : CmSamples.l2(null).dst());
+        assertThat(view.transactionId()).isEqualTo(records.mad().header().transactionId());
+        assertThat(view.l2()).isEqualTo(records.l2());
+        assertThat(view.l3()).isEqualTo(records.l3());
         CmMessage m = records.mad().message();
+        int[] commIds = m instanceof CmReq r ? new int[] {r.localCommId()}
+                : m instanceof CmMra r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : m instanceof CmRej r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : m instanceof CmRep r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : m instanceof CmRtu r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : m instanceof CmDreq r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : m instanceof CmDrep r ? new int[] {r.localCommId(), r.remoteCommId()}
+                : new int[0]; // SIDR REQ and REP have none
+        if (commIds.length == 0) {
+            assertThatThrownBy(view::localCommId).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(view::remoteCommId).isInstanceOf(IllegalStateException.class);
+        } else {
+            assertThat(view.localCommId()).isEqualTo(commIds[0]);
+            if (commIds.length == 2) {
+                assertThat(view.remoteCommId()).isEqualTo(commIds[1]);
+            } else {
+                assertThatThrownBy(view::remoteCommId).isInstanceOf(IllegalStateException.class);
+            }
+        }
+        // An answer built from the view is the one built from the records, byte for byte.
+        CmRtu answer = new CmRtu(0x1234, 0x5678, Octets.zeros(0));
+        assertThat(RoceFrameBuilder.reply(view, answer, 0xC000, 5)).isEqualTo(RoceFrameBuilder.reply(records, answer, 0xC000, 5));
         if (m instanceof CmReq req) {
             assertThat(view.requestId()).isEqualTo(req.localCommId());
             assertThat(view.serviceId()).isEqualTo(req.serviceId());

@@ -33,6 +33,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private final Context daemon;
     private final Via via;
     private final NetnsId acceptedIn;
+    /** The handler that took an ACCEPT in this read, told when the read ends (its REPs leave together). */
+    private Consumers.AcceptHandler acceptsInRead;
     private Connection conn;
 
     /** @param acceptedIn the namespace whose @cmdemux socket accepted us, or null for the host socket */
@@ -196,6 +198,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
             daemon.counters().inc("accept.unknown-trace");
             throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " was not delivered to you, or was already answered");
         }
+        acceptsInRead = sink;
         int localCommId = sink.accept(ListenerRegistry.owner(conn.id), a);
         daemon.counters().inc("accept.ok");
         ok(ctx, f, List.of(Messages.session(localCommId)));
@@ -223,6 +226,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
 
     @Override
     public void channelReadComplete(ChannelHandlerContext ctx) {
+        if (acceptsInRead != null) {
+            Consumers.AcceptHandler sink = acceptsInRead;
+            acceptsInRead = null;
+            sink.acceptsRead();
+        }
         ctx.flush();
         ctx.fireChannelReadComplete();
     }

@@ -57,6 +57,13 @@ public interface Consumers extends AutoCloseable {
          * @throws io.cmdemux.service.control.RequestRefused when the request can no longer be accepted
          */
         int accept(String owner, io.cmdemux.service.control.Acceptance acceptance) throws io.cmdemux.service.control.RequestRefused;
+
+        /**
+         * The ACCEPTs of one read from a consumer have all been handed to {@link #accept}: the REPs it
+         * made on this thread since the last call may wait for this, to leave together. Called after
+         * every read that had an ACCEPT.
+         */
+        default void acceptsRead() {}
     }
 
     @FunctionalInterface

@@ -54,7 +54,7 @@ public final class Dispatcher {
      */
     private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, byte[] request) {
         byte[] repeat() {
-            return frame != null ? frame : request != null ? Sessions.mra(Sessions.decodeAgain(request), localCommId) : null;
+            return frame != null ? frame : request != null ? Sessions.mra(Sessions.viewAgain(request), localCommId) : null;
         }
     }
 

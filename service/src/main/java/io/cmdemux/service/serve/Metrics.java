@@ -84,6 +84,10 @@ public final class Metrics {
         sent.get(kind).increment();
     }
 
+    public void sent(String kind, long n) {
+        sent.get(kind).increment(n);
+    }
+
     public void consumerGone(int sessions) {
         sessionsOfGoneConsumers.increment(sessions);
     }

@@ -14,6 +14,8 @@ import io.cmdemux.ingress.wire.RejReason;
 import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import io.cmdemux.ingress.wire.RoceFrameView;
+import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.service.control.Acceptance;
 import io.cmdemux.service.control.CmEventInfo;
 import io.cmdemux.service.control.RequestRefused;
@@ -132,7 +134,17 @@ public final class Sessions implements AutoCloseable {
         this.byRemote = new ConcurrentHashMap<>(initial);
         this.byTrace = new ConcurrentHashMap<>(initial);
         metrics.gauge("sessions", byLocal::size);
-        consumers.onAccept(this::accept);
+        consumers.onAccept(new Consumers.AcceptHandler() {
+            @Override
+            public int accept(String owner, Acceptance a) throws RequestRefused {
+                return Sessions.this.accept(owner, a);
+            }
+
+            @Override
+            public void acceptsRead() {
+                sendReps();
+            }
+        });
         consumers.onDisconnect(this::disconnect);
         consumers.onConsumerGone(this::consumerGone);
     }
@@ -169,6 +181,11 @@ public final class Sessions implements AutoCloseable {
     public static byte[] mra(RoceFrame req, int localCommId) {
         CmReq r = (CmReq) req.mad().message();
         return RoceFrameBuilder.reply(req, new CmMra(localCommId, r.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
+    }
+
+    /** {@link #mra(RoceFrame, int)} for a REQ kept as its bytes, read in place. */
+    static byte[] mra(RoceFrameView req, int localCommId) {
+        return RoceFrameBuilder.reply(req, new CmMra(localCommId, req.requestId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
     }
 
     /** Records a REQ handed to its consumer; {@code raw} is {@code req}'s bytes. */
@@ -240,7 +257,7 @@ public final class Sessions implements AutoCloseable {
         synchronized (s) {
             if (s.state == State.MRA_REQ_SENT) {
                 // Rebuilt rather than kept: a third of an unanswered request's heap, for a rare retransmission.
-                send(s.port, mra(decodeAgain(s.reqRaw), s.localCommId), "mra-repeat");
+                send(s.port, mra(viewAgain(s.reqRaw), s.localCommId), "mra-repeat");
             } else if (s.state == State.REP_SENT && s.lastSent != null) {
                 send(s.port, s.lastSent, "rep-repeat");
             }
@@ -262,13 +279,39 @@ public final class Sessions implements AutoCloseable {
             CmRep rep = new CmRep(s.localCommId, s.remoteCommId, 0, a.qpn(), 0, a.startingPsn(), 0,
                     Math.min(a.responderResources(), s.reqInitiatorDepth), Math.min(a.initiatorDepth(), s.reqResponderResources),
                     0, 0, a.flowControl(), a.rnrRetryCount(), a.srq(), localCaGuid, Octets.of(a.privateData()));
-            s.lastSent = RoceFrameBuilder.reply(decodeAgain(s.reqRaw), rep, UDP_SOURCE_PORT, 0);
+            s.lastSent = RoceFrameBuilder.reply(viewAgain(s.reqRaw), rep, UDP_SOURCE_PORT, 0);
             s.state = State.REP_SENT;
             s.retriesLeft = s.maxRetries;
-            send(s.port, s.lastSent, "rep");
+            reps.get().add(new Outgoing(s.port, s.lastSent));
             arm(s);
         }
         return s.localCommId;
+    }
+
+    private record Outgoing(FrameSender port, byte[] frame) {}
+
+    /**
+     * The REPs made on this thread (an event loop) for one read of a consumer's ACCEPTs, until the read
+     * ends: a burst of ACCEPTs costs one sendmmsg, not a sendto each. The RTU can only follow the REP,
+     * and its retry timer runs from the ACCEPT, a read's time earlier at most.
+     */
+    private final ThreadLocal<List<Outgoing>> reps = ThreadLocal.withInitial(ArrayList::new);
+
+    private void sendReps() {
+        List<Outgoing> out = reps.get();
+        while (!out.isEmpty()) {
+            // Nearly always one port; a frame per soft port otherwise, each port's in one call.
+            FrameSender port = out.get(0).port();
+            List<byte[]> frames = new ArrayList<>(out.size());
+            out.removeIf(o -> o.port() == port && frames.add(o.frame()));
+            try {
+                port.send(frames);
+                metrics.sent("rep", frames.size());
+            } catch (IOException e) {
+                metrics.drop("send-failed", frames.size());
+                log.warn("sending {} REPs failed: {}", frames.size(), e.getMessage());
+            }
+        }
     }
 
     private void disconnect(String owner, int localCommId, byte[] privateData) throws RequestRefused {
@@ -286,7 +329,7 @@ public final class Sessions implements AutoCloseable {
 
     private void sendDreq(Session s, byte[] privateData) {
         CmDreq dreq = new CmDreq(s.localCommId, s.remoteCommId, s.reqLocalQpn, Octets.of(privateData));
-        s.lastSent = RoceFrameBuilder.reply(decodeAgain(s.reqRaw), dreq, UDP_SOURCE_PORT, 0);
+        s.lastSent = RoceFrameBuilder.reply(viewAgain(s.reqRaw), dreq, UDP_SOURCE_PORT, 0);
         s.state = State.DREQ_SENT;
         s.retriesLeft = s.maxRetries;
         send(s.port, s.lastSent, "dreq");
@@ -323,7 +366,7 @@ public final class Sessions implements AutoCloseable {
 
     private void sendRej(Session s, int reason) {
         CmRej rej = new CmRej(s.localCommId, s.remoteCommId, s.state == State.REP_SENT ? 1 : 0, 0, reason, Octets.zeros(0), Octets.zeros(0));
-        send(s.port, RoceFrameBuilder.reply(decodeAgain(s.reqRaw), rej, UDP_SOURCE_PORT, 0), "rej");
+        send(s.port, RoceFrameBuilder.reply(viewAgain(s.reqRaw), rej, UDP_SOURCE_PORT, 0), "rej");
     }
 
     // ---- from the wire ----
@@ -503,6 +546,18 @@ public final class Sessions implements AutoCloseable {
         } catch (IOException e) {
             metrics.drop("send-failed");
             log.warn("sending {} failed: {}", what, e.getMessage());
+        }
+    }
+
+    /**
+     * A frame that was checked once already, read again in place to answer it: its answers need its
+     * addresses, P_Key and transaction ID, not the records of all its fields.
+     */
+    static RoceFrameView viewAgain(byte[] raw) {
+        try {
+            return RoceFrameView.ethernet(raw, 0, raw.length);
+        } catch (MalformedException e) {
+            throw new IllegalStateException("a frame that was checked before fails now: " + e.getMessage(), e);
         }
     }
 

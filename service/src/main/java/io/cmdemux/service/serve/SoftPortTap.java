@@ -4,6 +4,7 @@ import io.cmdemux.netdev.ClassicBpf;
 import io.cmdemux.netdev.PacketSocket;
 import io.cmdemux.ingress.wire.RoceDecoder;
 import java.io.IOException;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,6 +42,7 @@ public final class SoftPortTap implements AutoCloseable {
     private final Metrics metrics;
     private final FrameSender port;
     private final PacketSocket.SendBatch replies = new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER);
+    private final ThreadLocal<PacketSocket.SendBatch> otherThreads = ThreadLocal.withInitial(() -> new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER));
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -58,7 +60,17 @@ public final class SoftPortTap implements AutoCloseable {
         this.socket = socket;
         this.pipeline = pipeline;
         this.metrics = metrics;
-        this.port = this::reply;
+        this.port = new FrameSender() {
+            @Override
+            public void send(byte[] frame) throws IOException {
+                reply(frame);
+            }
+
+            @Override
+            public void send(List<byte[]> frames) throws IOException {
+                replyAll(frames);
+            }
+        };
         this.thread = new Thread(this::loop, "cmdemux-tap-" + device + "-" + netdev);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -130,6 +142,29 @@ public final class SoftPortTap implements AutoCloseable {
                 socket.send(frame); // larger than the whole batch buffer
             }
         }
+    }
+
+    /**
+     * Answers made together on another thread (the REPs of a consumer's burst of ACCEPTs, on the event
+     * loop): one sendmmsg for them all, from that thread's own batch.
+     */
+    private void replyAll(List<byte[]> frames) throws IOException {
+        if (Thread.currentThread() == thread) {
+            for (byte[] f : frames) {
+                reply(f);
+            }
+            return;
+        }
+        PacketSocket.SendBatch batch = otherThreads.get();
+        for (byte[] f : frames) {
+            if (!batch.add(f)) {
+                socket.send(batch);
+                if (!batch.add(f)) {
+                    socket.send(f); // larger than the whole batch buffer
+                }
+            }
+        }
+        socket.send(batch);
     }
 
     /** The queued answers, in the order they were made; a refusal is counted for each one that did not leave. */
