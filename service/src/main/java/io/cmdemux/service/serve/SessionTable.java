@@ -1,0 +1,263 @@
+package io.cmdemux.service.serve;
+
+import java.util.Arrays;
+
+/**
+ * The connections {@link Sessions} holds, in slots of primitive arrays, found by our local comm ID,
+ * by the peer's (comm ID, CA GUID) and by trace ID through three open-addressing indexes of slot
+ * numbers. A connection nobody answers (the common case under load: rdma_cm keeps a REQ until its
+ * listener calls rdma_accept or rdma_reject) costs its bytes in these arrays and no object, so the
+ * collector neither copies nor traces a million of them; objects are kept only for those answered
+ * (see {@link #answered}).
+ *
+ * <p>Not thread-safe: its owner locks. A slot number is valid until {@link #remove}; a later
+ * connection may take the same slot.
+ */
+final class SessionTable {
+    static final int NONE = -1;
+    private static final int INITIAL_SLOTS = 1 << 12;
+    private static final int LIVE = 1 << 31;
+
+    private final int maxSlots;
+    private int size;
+    /** Slots handed out so far; those below it that are free are on {@link #free}. */
+    private int used;
+    private int[] free = new int[0];
+    private int freeCount;
+
+    private int[] localCommId = new int[0];
+    private int[] remoteCommId = new int[0];
+    private long[] remoteCaGuid = new long[0];
+    private long[] traceId = new long[0];
+    /** LIVE, and whatever the owner keeps in 31 bits (its state and the REQ's small fields). */
+    private int[] flags = new int[0];
+    private final Index byLocal = new Index() {
+        @Override
+        int hash(int slot) {
+            return mix(localCommId[slot]);
+        }
+    };
+    private final Index byRemote = new Index() {
+        @Override
+        int hash(int slot) {
+            return remoteHash(remoteCommId[slot], remoteCaGuid[slot]);
+        }
+    };
+    private final Index byTrace = new Index() {
+        @Override
+        int hash(int slot) {
+            return mix(Long.hashCode(traceId[slot]));
+        }
+    };
+    private final Column[] columns;
+
+    /** A slot's other fields, kept by the owner in arrays that grow with the table. */
+    interface Column {
+        /** Makes room for {@code slots} slots, keeping the first {@code used}. */
+        void grow(int slots, int used);
+    }
+
+    /** @param maxSlots at most this many connections at once; the arrays grow to it as needed */
+    SessionTable(int maxSlots, Column... columns) {
+        if (maxSlots < 1) {
+            throw new IllegalArgumentException("maxSlots must be positive");
+        }
+        this.maxSlots = maxSlots;
+        this.columns = columns;
+    }
+
+    int size() {
+        return size;
+    }
+
+    /** How many slots the arrays have room for now. */
+    int slots() {
+        return flags.length;
+    }
+
+    /**
+     * Takes a slot for a connection; the caller fills its columns. Keys need not be unique: a lookup
+     * then finds one of those that share it.
+     *
+     * @return the slot, or {@link #NONE} when {@code maxSlots} connections are held
+     */
+    int add(int local, int remote, long remoteGuid, long trace, int ownerFlags) {
+        if (size == maxSlots) {
+            return NONE;
+        }
+        int slot;
+        if (freeCount > 0) {
+            slot = free[--freeCount];
+        } else {
+            if (used == flags.length) {
+                grow();
+            }
+            slot = used++;
+        }
+        localCommId[slot] = local;
+        remoteCommId[slot] = remote;
+        remoteCaGuid[slot] = remoteGuid;
+        traceId[slot] = trace;
+        flags[slot] = LIVE | ownerFlags;
+        byLocal.insert(slot);
+        byRemote.insert(slot);
+        byTrace.insert(slot);
+        size++;
+        return slot;
+    }
+
+    /** Frees a live slot. */
+    void remove(int slot) {
+        if ((flags[slot] & LIVE) == 0) {
+            throw new IllegalStateException("slot " + slot + " is not in use");
+        }
+        byLocal.delete(slot);
+        byRemote.delete(slot);
+        byTrace.delete(slot);
+        flags[slot] = 0;
+        if (freeCount == free.length) {
+            free = Arrays.copyOf(free, Math.max(16, free.length * 2));
+        }
+        free[freeCount++] = slot;
+        size--;
+    }
+
+    int byLocal(int local) {
+        int[] t = byLocal.table;
+        for (int p = mix(local) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
+            if (localCommId[t[p] - 1] == local) {
+                return t[p] - 1;
+            }
+        }
+        return NONE;
+    }
+
+    int byRemote(int remote, long remoteGuid) {
+        int[] t = byRemote.table;
+        for (int p = remoteHash(remote, remoteGuid) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
+            int s = t[p] - 1;
+            if (remoteCommId[s] == remote && remoteCaGuid[s] == remoteGuid) {
+                return s;
+            }
+        }
+        return NONE;
+    }
+
+    int byTrace(long trace) {
+        int[] t = byTrace.table;
+        for (int p = mix(Long.hashCode(trace)) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
+            if (traceId[t[p] - 1] == trace) {
+                return t[p] - 1;
+            }
+        }
+        return NONE;
+    }
+
+    int localCommId(int slot) {
+        return localCommId[slot];
+    }
+
+    int remoteCommId(int slot) {
+        return remoteCommId[slot];
+    }
+
+    long remoteCaGuid(int slot) {
+        return remoteCaGuid[slot];
+    }
+
+    long traceId(int slot) {
+        return traceId[slot];
+    }
+
+    boolean live(int slot) {
+        return slot >= 0 && slot < flags.length && (flags[slot] & LIVE) != 0;
+    }
+
+    /** The owner's 31 bits. */
+    int flags(int slot) {
+        return flags[slot] & ~LIVE;
+    }
+
+    void flags(int slot, int ownerFlags) {
+        flags[slot] = LIVE | ownerFlags;
+    }
+
+    private void grow() {
+        int n = (int) Math.min(maxSlots, Math.max(INITIAL_SLOTS, 2L * flags.length));
+        localCommId = Arrays.copyOf(localCommId, n);
+        remoteCommId = Arrays.copyOf(remoteCommId, n);
+        remoteCaGuid = Arrays.copyOf(remoteCaGuid, n);
+        traceId = Arrays.copyOf(traceId, n);
+        flags = Arrays.copyOf(flags, n);
+        for (Column c : columns) {
+            c.grow(n, used);
+        }
+        // At most half full, so a probe stays short.
+        int indexLength = Integer.highestOneBit(Math.max(1, n - 1)) << 2;
+        byLocal.rebuild(indexLength);
+        byRemote.rebuild(indexLength);
+        byTrace.rebuild(indexLength);
+    }
+
+    /** murmur3's fmix32: the comm IDs of cm_alloc_id are a counter XOR a constant, whose low bits alone would cluster. */
+    static int mix(int h) {
+        h ^= h >>> 16;
+        h *= 0x85ebca6b;
+        h ^= h >>> 13;
+        h *= 0xc2b2ae35;
+        return h ^ (h >>> 16);
+    }
+
+    private static int remoteHash(int remote, long remoteGuid) {
+        return mix(remote * 31 + Long.hashCode(remoteGuid));
+    }
+
+    /**
+     * Linear probing over slot numbers + 1 (0 is empty), with deletion by shifting back the entries
+     * after the hole (Knuth's algorithm R), so no tombstones pile up under churn.
+     */
+    private abstract class Index {
+        int[] table = new int[1];
+
+        abstract int hash(int slot);
+
+        void insert(int slot) {
+            int mask = table.length - 1;
+            int p = hash(slot) & mask;
+            while (table[p] != 0) {
+                p = (p + 1) & mask;
+            }
+            table[p] = slot + 1;
+        }
+
+        void delete(int slot) {
+            int mask = table.length - 1;
+            int p = hash(slot) & mask;
+            while (table[p] != slot + 1) {
+                if (table[p] == 0) {
+                    throw new IllegalStateException("slot " + slot + " is missing from its index");
+                }
+                p = (p + 1) & mask;
+            }
+            int hole = p;
+            for (int q = (hole + 1) & mask; table[q] != 0; q = (q + 1) & mask) {
+                int home = hash(table[q] - 1) & mask;
+                // The entry at q may fill the hole unless its home lies cyclically in (hole, q].
+                if (((q - home) & mask) >= ((q - hole) & mask)) {
+                    table[hole] = table[q];
+                    hole = q;
+                }
+            }
+            table[hole] = 0;
+        }
+
+        void rebuild(int length) {
+            table = new int[length];
+            for (int s = 0; s < used; s++) {
+                if ((flags[s] & LIVE) != 0) {
+                    insert(s);
+                }
+            }
+        }
+    }
+}
