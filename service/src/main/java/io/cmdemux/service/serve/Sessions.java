@@ -384,9 +384,7 @@ public final class Sessions implements AutoCloseable {
                     metrics.drop("dreq-stale");
                 } else if (state(s) == State.ESTABLISHED || state(s) == State.DREQ_SENT || state(s) == State.REP_SENT) {
                     cancel(s);
-                    state(s, State.TIMEWAIT);
-                    event(s, CmEventInfo.DISCONNECTED, 0);
-                    timeWait(s);
+                    timeWait(s, 0);
                 }
             } else if (m instanceof CmDrep drep) {
                 int s = match(drep.remoteCommId(), drep.localCommId());
@@ -394,9 +392,7 @@ public final class Sessions implements AutoCloseable {
                     metrics.drop("drep-unknown");
                 } else if (state(s) == State.DREQ_SENT) {
                     cancel(s);
-                    state(s, State.TIMEWAIT);
-                    event(s, CmEventInfo.DISCONNECTED, 0);
-                    timeWait(s);
+                    timeWait(s, 0);
                 }
             } else if (m instanceof CmRej rej) {
                 int s = table.byLocal(rej.remoteCommId());
@@ -475,13 +471,14 @@ public final class Sessions implements AutoCloseable {
             event(s, CmEventInfo.TIMEOUT, RejReason.TIMEOUT.code());
             remove(s);
         } else {
-            state(s, State.TIMEWAIT);
-            event(s, CmEventInfo.DISCONNECTED, RejReason.TIMEOUT.code());
-            timeWait(s);
+            timeWait(s, RejReason.TIMEOUT.code());
         }
     }
 
-    private void timeWait(int s) {
+    /** The connection is disconnected ({@code reason} 0, or why not cleanly) and waits out time-wait before it is forgotten. */
+    private void timeWait(int s, int reason) {
+        state(s, State.TIMEWAIT);
+        event(s, CmEventInfo.DISCONNECTED, reason);
         schedule(s, config.timeWaitMillis(), slot -> {
             event(slot, CmEventInfo.TIMEWAIT_EXIT, 0);
             remove(slot);
