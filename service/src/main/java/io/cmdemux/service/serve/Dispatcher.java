@@ -100,7 +100,6 @@ public final class Dispatcher {
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
-                byte[] mra = meta.sidr() ? null : Sessions.mra(frame, localCommId);
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
                 boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, port, d.listener().owner());
@@ -118,12 +117,12 @@ public final class Dispatcher {
                 }
                 metrics.decision("deliver", "");
                 if (recorded) {
-                    sessions.acknowledge(localCommId, mra); // the MRA, unless the consumer has answered already
-                } else if (mra != null) {
-                    send(port, mra, "MRA");
+                    sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
+                } else if (!meta.sidr()) {
+                    send(port, path.mra(localCommId), "MRA");
                 }
                 if (key != null && !recorded) {
-                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, mra == null ? null : path));
+                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, meta.sidr() ? null : path));
                 }
             }
             case REJECT -> {

@@ -123,20 +123,24 @@ final class SessionTable {
     }
 
     int byLocal(int local) {
-        int[] t = byLocal.table;
-        for (int p = mix(local) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
-            if (localCommId[t[p] - 1] == local) {
-                return t[p] - 1;
+        int h = mix(local);
+        long[] t = byLocal.table;
+        int mask = t.length - 1;
+        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
+            if ((int) (t[p] >>> 32) == h && localCommId[(int) t[p] - 1] == local) {
+                return (int) t[p] - 1;
             }
         }
         return NONE;
     }
 
     int byRemote(int remote, long remoteGuid) {
-        int[] t = byRemote.table;
-        for (int p = remoteHash(remote, remoteGuid) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
-            int s = t[p] - 1;
-            if (remoteCommId[s] == remote && remoteCaGuid[s] == remoteGuid) {
+        int h = remoteHash(remote, remoteGuid);
+        long[] t = byRemote.table;
+        int mask = t.length - 1;
+        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
+            int s = (int) t[p] - 1;
+            if ((int) (t[p] >>> 32) == h && remoteCommId[s] == remote && remoteCaGuid[s] == remoteGuid) {
                 return s;
             }
         }
@@ -144,10 +148,12 @@ final class SessionTable {
     }
 
     int byTrace(long trace) {
-        int[] t = byTrace.table;
-        for (int p = mix(Long.hashCode(trace)) & (t.length - 1); t[p] != 0; p = (p + 1) & (t.length - 1)) {
-            if (traceId[t[p] - 1] == trace) {
-                return t[p] - 1;
+        int h = mix(Long.hashCode(trace));
+        long[] t = byTrace.table;
+        int mask = t.length - 1;
+        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
+            if ((int) (t[p] >>> 32) == h && traceId[(int) t[p] - 1] == trace) {
+                return (int) t[p] - 1;
             }
         }
         return NONE;
@@ -213,27 +219,31 @@ final class SessionTable {
     }
 
     /**
-     * Linear probing over slot numbers + 1 (0 is empty), with deletion by shifting back the entries
+     * Linear probing over entries of the key's hash (high 32 bits) and the slot number + 1 (low 32
+     * bits; 0 is empty), so that a probe past another key's entry reads no slot: the tables are far
+     * larger than the caches, and a lookup that misses (every new REQ's duplicate check) would
+     * otherwise cost a cache miss in the key arrays per probe. Deletion shifts back the entries
      * after the hole (Knuth's algorithm R), so no tombstones pile up under churn.
      */
     private abstract class Index {
-        int[] table = new int[1];
+        long[] table = new long[1];
 
         abstract int hash(int slot);
 
         void insert(int slot) {
+            int h = hash(slot);
             int mask = table.length - 1;
-            int p = hash(slot) & mask;
+            int p = h & mask;
             while (table[p] != 0) {
                 p = (p + 1) & mask;
             }
-            table[p] = slot + 1;
+            table[p] = (long) h << 32 | (slot + 1);
         }
 
         void delete(int slot) {
             int mask = table.length - 1;
             int p = hash(slot) & mask;
-            while (table[p] != slot + 1) {
+            while ((int) table[p] != slot + 1) {
                 if (table[p] == 0) {
                     throw new IllegalStateException("slot " + slot + " is missing from its index");
                 }
@@ -241,7 +251,7 @@ final class SessionTable {
             }
             int hole = p;
             for (int q = (hole + 1) & mask; table[q] != 0; q = (q + 1) & mask) {
-                int home = hash(table[q] - 1) & mask;
+                int home = (int) (table[q] >>> 32) & mask;
                 // The entry at q may fill the hole unless its home lies cyclically in (hole, q].
                 if (((q - home) & mask) >= ((q - hole) & mask)) {
                     table[hole] = table[q];
@@ -252,7 +262,7 @@ final class SessionTable {
         }
 
         void rebuild(int length) {
-            table = new int[length];
+            table = new long[length];
             for (int s = 0; s < used; s++) {
                 if ((flags[s] & LIVE) != 0) {
                     insert(s);

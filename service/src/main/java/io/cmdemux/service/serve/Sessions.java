@@ -161,16 +161,6 @@ public final class Sessions implements AutoCloseable {
         }
     }
 
-    /**
-     * The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING), from
-     * {@code localCommId}, ours for the connection.
-     */
-    public static byte[] mra(RoceFrame req, int localCommId) {
-        CmReq r = (CmReq) req.mad().message();
-        return RoceFrameBuilder.reply(req, new CmMra(localCommId, r.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)),
-                ReturnPath.UDP_SOURCE_PORT, 0);
-    }
-
     /** Records a REQ handed to its consumer; false (counted) when {@code maxSessions} connections are held already. */
     public boolean delivered(long traceId, int localCommId, RoceFrame req, FrameSender port, String owner) {
         CmReq r = (CmReq) req.mad().message();
@@ -232,11 +222,11 @@ public final class Sessions implements AutoCloseable {
      * Sends the MRA for a delivered request, as cma_ib_req_handler does once its listener took the
      * event, and only if the consumer has not answered it already (then the REP or REJ went first).
      */
-    public void acknowledge(int localCommId, byte[] mra) {
+    public void acknowledge(int localCommId) {
         synchronized (lock) {
             int s = table.byLocal(localCommId);
             if (s != SessionTable.NONE && state(s) == State.MRA_REQ_SENT) { // else answered with REJECT and forgotten already
-                send(port[s], mra, "mra");
+                send(port[s], mra(s), "mra");
             }
         }
     }
@@ -254,8 +244,7 @@ public final class Sessions implements AutoCloseable {
             State state = state(s);
             if (state == State.MRA_REQ_SENT) {
                 // Rebuilt rather than kept: most unanswered requests never need it again.
-                send(port[s], answer(s, new CmMra(table.localCommId(s), table.remoteCommId(s), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0))),
-                        "mra-repeat");
+                send(port[s], mra(s), "mra-repeat");
             } else if (state == State.REP_SENT && answered[s].lastSent != null) {
                 send(port[s], answered[s].lastSent, "rep-repeat");
             }
@@ -524,6 +513,11 @@ public final class Sessions implements AutoCloseable {
     /** The frame that answers the connection's REQ with {@code message}. */
     private byte[] answer(int s, CmMessage message) {
         return RoceFrameBuilder.reply(headers, s * HEADERS, headerLength[s], message, transactionId[s]);
+    }
+
+    /** The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING). */
+    private byte[] mra(int s) {
+        return answer(s, new CmMra(table.localCommId(s), table.remoteCommId(s), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)));
     }
 
     private ReturnPath returnPath(int s) {
