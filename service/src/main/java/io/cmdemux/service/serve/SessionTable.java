@@ -25,7 +25,8 @@ final class SessionTable {
     private int[] free = new int[0];
     private int freeCount;
 
-    private int[] localCommId = new int[0];
+    /** Ints, kept in longs so that the local and the trace ID lookups are one function. */
+    private long[] localCommId = new long[0];
     private int[] remoteCommId = new int[0];
     private long[] remoteCaGuid = new long[0];
     private long[] traceId = new long[0];
@@ -34,7 +35,7 @@ final class SessionTable {
     private final Index byLocal = new Index() {
         @Override
         int hash(int slot) {
-            return mix(localCommId[slot]);
+            return mix((int) localCommId[slot]);
         }
     };
     private final Index byRemote = new Index() {
@@ -123,15 +124,7 @@ final class SessionTable {
     }
 
     int byLocal(int local) {
-        int h = mix(local);
-        long[] t = byLocal.table;
-        int mask = t.length - 1;
-        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
-            if ((int) (t[p] >>> 32) == h && localCommId[(int) t[p] - 1] == local) {
-                return (int) t[p] - 1;
-            }
-        }
-        return NONE;
+        return find(byLocal, localCommId, local, mix(local));
     }
 
     int byRemote(int remote, long remoteGuid) {
@@ -148,11 +141,15 @@ final class SessionTable {
     }
 
     int byTrace(long trace) {
-        int h = mix(Long.hashCode(trace));
-        long[] t = byTrace.table;
+        return find(byTrace, traceId, trace, mix(Long.hashCode(trace)));
+    }
+
+    /** The slot whose {@code keys} entry is {@code key}, through {@code index}; {@code h} is the key's hash. */
+    private static int find(Index index, long[] keys, long key, int h) {
+        long[] t = index.table;
         int mask = t.length - 1;
         for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
-            if ((int) (t[p] >>> 32) == h && traceId[(int) t[p] - 1] == trace) {
+            if ((int) (t[p] >>> 32) == h && keys[(int) t[p] - 1] == key) {
                 return (int) t[p] - 1;
             }
         }
@@ -160,7 +157,7 @@ final class SessionTable {
     }
 
     int localCommId(int slot) {
-        return localCommId[slot];
+        return (int) localCommId[slot];
     }
 
     int remoteCommId(int slot) {
