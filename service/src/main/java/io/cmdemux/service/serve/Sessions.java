@@ -50,8 +50,17 @@ public final class Sessions implements AutoCloseable {
 
     private static final State[] STATES = State.values();
 
+    /** The most connections the tables can index: the answers' headers of all of them fill one array. */
+    public static final int MAX_SESSIONS = Integer.MAX_VALUE / HEADERS;
+
     /** Limits and timing. {@code maxTimeoutMillis} caps the CM timeouts a peer asks for (4.096 µs × 2^t). */
     public record Config(int maxSessions, long timeWaitMillis, long maxTimeoutMillis) {
+        public Config {
+            if (maxSessions < 1 || maxSessions > MAX_SESSIONS) {
+                throw new IllegalArgumentException("maxSessions " + maxSessions + ": expected 1 to " + MAX_SESSIONS);
+            }
+        }
+
         public static Config defaults() {
             return new Config(1 << 20, 1000, 60_000);
         }
