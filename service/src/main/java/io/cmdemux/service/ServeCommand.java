@@ -2,6 +2,7 @@ package io.cmdemux.service;
 
 import io.cmdemux.gid.SoftPortSpec;
 import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.service.serve.Sessions;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +43,7 @@ final class ServeCommand implements Callable<Integer> {
             description = "a REQ with the same comm ID and CA GUID within this time is a retransmission (default 60000)")
     long duplicateWindowMs = 60_000;
 
-    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most (default 1048576)")
+    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most (default 1048576; about 215 bytes of table each, taken as they come)")
     int maxSessions = 1 << 20;
 
     @Option(names = "--time-wait", paramLabel = "MS", description = "how long a closed connection's comm ID stays reserved (default 1000)")
@@ -71,6 +72,9 @@ final class ServeCommand implements Callable<Integer> {
             case "netstack" -> ResolverMode.NETSTACK;
             default -> throw new IllegalArgumentException("--mode " + mode + ": expected kernel or netstack");
         };
+        if (maxSessions < 1 || maxSessions > Sessions.MAX_SESSIONS) {
+            throw new IllegalArgumentException("--max-sessions " + maxSessions + ": expected 1 to " + Sessions.MAX_SESSIONS);
+        }
         int colon = metrics.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("--metrics " + metrics + ": expected HOST:PORT");

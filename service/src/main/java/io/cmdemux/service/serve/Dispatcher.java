@@ -25,7 +25,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class Dispatcher {
     private static final Logger log = LoggerFactory.getLogger(Dispatcher.class);
-    private static final int UDP_SOURCE_PORT = 0xc000;
 
     private final Consumers consumers;
     private final Metrics metrics;
@@ -50,16 +49,16 @@ public final class Dispatcher {
 
     /**
      * Our answer to one request: the frame to repeat for duplicates (null if none), or for a
-     * delivered REQ the REQ itself ({@code request}), whose MRA is rebuilt if a duplicate needs it.
+     * delivered REQ how to answer it ({@code request}), from which its MRA is rebuilt if a duplicate needs it.
      */
-    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, byte[] request) {
+    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, ReturnPath request) {
         byte[] repeat() {
-            return frame != null ? frame : request != null ? Sessions.mra(Sessions.viewAgain(request), localCommId) : null;
+            return frame != null ? frame : request != null ? request.mra(localCommId) : null;
         }
     }
 
-    /** {@code request} is the REQ's bytes, decoded again only if the consumer rejects it. */
-    private record Pending(byte[] request, FrameSender port, int localCommId) {}
+    /** What a consumer's REJECT of a delivery without a session needs. */
+    private record Pending(ReturnPath request, FrameSender port, int localCommId) {}
 
     public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
@@ -101,34 +100,34 @@ public final class Dispatcher {
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
-                byte[] mra = meta.sidr() ? null : Sessions.mra(frame, localCommId);
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
-                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, raw, port, d.listener().owner());
+                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, port, d.listener().owner());
+                ReturnPath path = recorded ? null : ReturnPath.of(frame);
                 if (!recorded) {
-                    pending.put(traceId, new Pending(raw, port, localCommId));
+                    pending.put(traceId, new Pending(path, port, localCommId));
                 }
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (!taken) {
                     pending.invalidate(traceId);
                     sessions.forget(traceId);
                     metrics.decision("reject", "consumer-gone");
-                    answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0], key);
+                    answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
                     return traceId;
                 }
                 metrics.decision("deliver", "");
                 if (recorded) {
-                    sessions.acknowledge(localCommId, mra); // the MRA, unless the consumer has answered already
-                } else if (mra != null) {
-                    send(port, mra, "MRA");
+                    sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
+                } else if (!meta.sidr()) {
+                    send(port, path.mra(localCommId), "MRA");
                 }
                 if (key != null && !recorded) {
-                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, mra == null ? null : raw));
+                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, meta.sidr() ? null : path));
                 }
             }
             case REJECT -> {
                 metrics.decision("reject", Integer.toString(d.rejectReason()));
-                answerReject(frame, meta, port, localCommId, d.rejectReason(), new byte[0], new byte[0], key);
+                answerReject(frame, meta, port, localCommId, d.rejectReason(), new byte[0], new byte[0]);
             }
             case DROP -> {
                 metrics.decision("drop", "");
@@ -152,9 +151,9 @@ public final class Dispatcher {
     }
 
     /** A delivered REQ's session ended: if the REQ came within the duplicate window, its retransmissions are answered from here for a window more. */
-    private void sessionForgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos) {
+    private void sessionForgotten(ReturnPath request, FrameSender port, int localCommId, long deliveredNanos) {
         if (System.nanoTime() - deliveredNanos < duplicateWindowNanos) {
-            seen.put(new ReqKey(Integer.toUnsignedLong(remoteCommId), remoteCaGuid), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
+            seen.put(key(request), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
         }
     }
 
@@ -169,17 +168,16 @@ public final class Dispatcher {
             p = new Pending(u.request(), u.port(), u.localCommId());
         }
         metrics.decision("reject", "consumer");
-        RoceFrame request = Sessions.decodeAgain(p.request());
-        answerRejectFrame(request, p.port(), p.localCommId(), reason, ari, privateData, key(request));
+        answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData);
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
-            byte[] privateData, ReqKey key) {
+            byte[] privateData) {
         if (meta.sidr()) {
             // cm_reject_sidr_req: a SIDR REQ is refused with a SIDR_REP carrying the status (1 unsupported, 2 reject)
             CmSidrReq sidr = (CmSidrReq) frame.mad().message();
             CmSidrRep rep = new CmSidrRep(sidr.requestId(), reason & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.zeros(0));
-            byte[] out = RoceFrameBuilder.reply(frame, rep, UDP_SOURCE_PORT, 0);
+            byte[] out = RoceFrameBuilder.reply(frame, rep, ReturnPath.UDP_SOURCE_PORT, 0);
             if (limiter.allowReply(frame.l3().src(), out.length)) {
                 send(port, out, "sidr-rep");
             } else {
@@ -187,20 +185,19 @@ public final class Dispatcher {
             }
             return;
         }
-        answerRejectFrame(frame, port, localCommId, reason, ari, privateData, key);
+        answerRejectFrame(ReturnPath.of(frame), port, localCommId, reason, ari, privateData);
     }
 
-    private void answerRejectFrame(RoceFrame frame, FrameSender port, int localCommId, int reason, byte[] ari, byte[] privateData,
-            ReqKey key) {
-        int remote = frame.mad().message() instanceof CmReq r ? r.localCommId() : 0;
+    private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari, byte[] privateData) {
         byte[] a = ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
         byte[] pd = privateData.length > CmRej.PRIVATE_DATA_SIZE ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
-        CmRej rej = new CmRej(localCommId, remote, 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
-        byte[] out = RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0);
+        CmRej rej = new CmRej(localCommId, request.remoteCommId(), 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
+        byte[] out = request.answer(rej);
+        ReqKey key = key(request);
         if (key != null) {
             seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId, null));
         }
-        if (!limiter.allowReply(frame.l3().src(), out.length)) {
+        if (!limiter.allowReply(request.requester(), out.length)) {
             metrics.drop("rej-rate-limited");
             return;
         }
@@ -222,6 +219,10 @@ public final class Dispatcher {
             return new ReqKey(Integer.toUnsignedLong(r.localCommId()), r.localCaGuid());
         }
         return null;
+    }
+
+    private static ReqKey key(ReturnPath request) {
+        return request.req() ? new ReqKey(Integer.toUnsignedLong(request.remoteCommId()), request.remoteCaGuid()) : null;
     }
 
     private static String dropLabel(String reason) {

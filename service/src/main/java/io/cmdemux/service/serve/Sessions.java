@@ -1,5 +1,6 @@
 package io.cmdemux.service.serve;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.ingress.wire.CmDrep;
 import io.cmdemux.ingress.wire.CmDreq;
 import io.cmdemux.ingress.wire.CmMessage;
@@ -8,23 +9,18 @@ import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmRep;
 import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmRtu;
-import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RejReason;
-import io.cmdemux.ingress.wire.RoceDecoder;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
-import io.cmdemux.ingress.wire.RoceFrameView;
-import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.service.control.Acceptance;
 import io.cmdemux.service.control.CmEventInfo;
 import io.cmdemux.service.control.RequestRefused;
 import io.cmdemux.service.control.Wire;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -38,63 +34,52 @@ import org.slf4j.LoggerFactory;
  * TIMEWAIT, the comm IDs, the REP and DREQ retransmission timers and time-wait. Messages from the
  * wire are routed by our local comm ID (their remote comm ID); anything that matches no
  * connection is answered the way cm.c answers it, or counted and dropped.
+ *
+ * <p>A connection is a slot of {@link SessionTable} and of the columns here: of its REQ it keeps
+ * only the headers of its answers and the fields they take, and no object until it is answered, so
+ * that a million unanswered requests are not a million objects for the collector to copy. One lock
+ * guards them all; the tap thread, the consumers' event loops and the timer thread each hold it for
+ * a lookup and a state change (sends from the tap thread are only queued).
  */
 public final class Sessions implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Sessions.class);
-    private static final int UDP_SOURCE_PORT = 0xc000;
     /** CMA_CM_MRA_SETTING: the service timeout of the MRA rdma_cm sends for a REQ it hands to its user. */
     static final int MRA_SERVICE_TIMEOUT = 24;
-    private static final int INITIAL_CAPACITY = 1 << 16;
+    private static final int HEADERS = RoceFrameBuilder.MAX_REPLY_HEADERS;
 
     /** The passive side's states in cm.c (enum ib_cm_state). */
     public enum State { MRA_REQ_SENT, REP_SENT, ESTABLISHED, DREQ_SENT, TIMEWAIT }
 
+    private static final State[] STATES = State.values();
+
+    /** The most connections the tables can index: the answers' headers of all of them fill one array. */
+    public static final int MAX_SESSIONS = Integer.MAX_VALUE / HEADERS;
+
     /** Limits and timing. {@code maxTimeoutMillis} caps the CM timeouts a peer asks for (4.096 µs × 2^t). */
     public record Config(int maxSessions, long timeWaitMillis, long maxTimeoutMillis) {
+        public Config {
+            if (maxSessions < 1 || maxSessions > MAX_SESSIONS) {
+                throw new IllegalArgumentException("maxSessions " + maxSessions + ": expected 1 to " + MAX_SESSIONS);
+            }
+        }
+
         public static Config defaults() {
             return new Config(1 << 20, 1000, 60_000);
         }
     }
 
-    private record RemoteKey(int remoteCommId, long remoteCaGuid) {}
+    // A slot's flags in SessionTable: the state and the REQ's small fields the answers take.
+    private static final int STATE_BITS = 0x7;
+    private static final int MAX_RETRIES_SHIFT = 3; // 4 bits, the REQ's max_cm_retries
+    private static final int RESPONSE_TIMEOUT_SHIFT = 7; // 5 bits, the REQ's local CM response timeout
+    private static final int INITIATOR_DEPTH_SHIFT = 12; // 8 bits
+    private static final int RESPONDER_RESOURCES_SHIFT = 20; // 8 bits
 
-    private final class Session {
-        final int localCommId;
-        final long traceId;
-        final String owner;
-        /** The REQ as it arrived: 300-odd bytes, where its decoded form would keep a kilobyte per unanswered request. */
-        final byte[] reqRaw;
-        final int reqInitiatorDepth;
-        final int reqResponderResources;
-        final int reqLocalQpn;
-        final FrameSender port;
-        final int remoteCommId;
-        final RemoteKey remote;
-        final long timeoutMillis;
-        final int maxRetries;
-        final long deliveredNanos = System.nanoTime();
-        volatile State state = State.MRA_REQ_SENT;
-        /** The REP or DREQ to repeat; null while the MRA is our answer (rebuilt from the REQ if it is needed again). */
+    /** What a connection keeps once it is answered: the REP or DREQ to repeat, its retries, its timer. */
+    private static final class Answered {
         byte[] lastSent;
         int retriesLeft;
         ScheduledFuture<?> timer;
-
-        Session(int localCommId, long traceId, String owner, RoceFrame req, byte[] reqRaw, FrameSender port) {
-            this.localCommId = localCommId;
-            this.traceId = traceId;
-            this.owner = owner;
-            this.reqRaw = reqRaw;
-            this.port = port;
-            CmReq r = (CmReq) req.mad().message();
-            this.reqInitiatorDepth = r.initiatorDepth();
-            this.reqResponderResources = r.responderResources();
-            this.reqLocalQpn = r.localQpn();
-            this.remoteCommId = r.localCommId();
-            this.remote = new RemoteKey(r.localCommId(), r.localCaGuid());
-            // cm_req_handler: timeout_ms from the requester's local CM response timeout, max_cm_retries from the REQ
-            this.timeoutMillis = Math.max(1, Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(r.localCmResponseTimeout())));
-            this.maxRetries = r.maxCmRetries();
-        }
     }
 
     private final Config config;
@@ -103,9 +88,21 @@ public final class Sessions implements AutoCloseable {
     private final long localCaGuid;
     private final int randomIdOperand = ThreadLocalRandom.current().nextInt();
     private final AtomicInteger nextCommId = new AtomicInteger();
-    private final Map<Integer, Session> byLocal;
-    private final Map<RemoteKey, Session> byRemote;
-    private final Map<Long, Session> byTrace;
+    private final Object lock = new Object();
+    private final SessionTable table;
+    // The columns of the table's slots, grown with it (all under lock).
+    private long[] deliveredNanos = new long[0];
+    private long[] transactionId = new long[0];
+    /** The REQ's IP source as a GID, for the REJ limiter. */
+    private long[] requesterHi = new long[0];
+    private long[] requesterLo = new long[0];
+    private int[] reqLocalQpn = new int[0];
+    /** The headers of every answer, {@link #HEADERS} bytes a slot, of which {@link #headerLength} are used. */
+    private byte[] headers = new byte[0];
+    private byte[] headerLength = new byte[0];
+    private String[] owner = new String[0];
+    private FrameSender[] port = new FrameSender[0];
+    private Answered[] answered = new Answered[0];
     private final ScheduledThreadPoolExecutor timers = newTimers();
 
     /**
@@ -128,12 +125,19 @@ public final class Sessions implements AutoCloseable {
         this.consumers = consumers;
         this.metrics = metrics;
         this.localCaGuid = localCaGuid;
-        // Sized for a burst up front: growing a ConcurrentHashMap copies it on the tap thread (transfer).
-        int initial = Math.min(config.maxSessions(), INITIAL_CAPACITY);
-        this.byLocal = new ConcurrentHashMap<>(initial);
-        this.byRemote = new ConcurrentHashMap<>(initial);
-        this.byTrace = new ConcurrentHashMap<>(initial);
-        metrics.gauge("sessions", byLocal::size);
+        this.table = new SessionTable(config.maxSessions(), (n, used) -> {
+            deliveredNanos = Arrays.copyOf(deliveredNanos, n);
+            transactionId = Arrays.copyOf(transactionId, n);
+            requesterHi = Arrays.copyOf(requesterHi, n);
+            requesterLo = Arrays.copyOf(requesterLo, n);
+            reqLocalQpn = Arrays.copyOf(reqLocalQpn, n);
+            headers = Arrays.copyOf(headers, n * HEADERS);
+            headerLength = Arrays.copyOf(headerLength, n);
+            owner = Arrays.copyOf(owner, n);
+            port = Arrays.copyOf(port, n);
+            answered = Arrays.copyOf(answered, n);
+        });
+        metrics.gauge("sessions", this::size);
         consumers.onAccept(new Consumers.AcceptHandler() {
             @Override
             public int accept(String owner, Acceptance a) throws RequestRefused {
@@ -156,53 +160,56 @@ public final class Sessions implements AutoCloseable {
     }
 
     public int size() {
-        return byLocal.size();
+        synchronized (lock) {
+            return table.size();
+        }
     }
 
     /**
      * A comm ID not in use, as cm_alloc_id makes them: the next of a cyclic counter XORed with a
      * random operand chosen once (cm.random_id_operand), never 0, never one a live connection has.
-     * Consecutive IDs also fall in neighbouring buckets of the session tables, where random ones
-     * cost a cache miss each once the tables are large.
      */
     public int newCommId() {
         while (true) {
             int id = nextCommId.getAndIncrement() ^ randomIdOperand;
-            if (id != 0 && !byLocal.containsKey(id)) {
-                return id;
+            if (id != 0) {
+                synchronized (lock) {
+                    if (table.byLocal(id) == SessionTable.NONE) {
+                        return id;
+                    }
+                }
             }
         }
     }
 
-    /**
-     * The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING), from
-     * {@code localCommId}, ours for the connection.
-     */
-    public static byte[] mra(RoceFrame req, int localCommId) {
+    /** Records a REQ handed to its consumer; false (counted) when {@code maxSessions} connections are held already. */
+    public boolean delivered(long traceId, int localCommId, RoceFrame req, FrameSender port, String owner) {
         CmReq r = (CmReq) req.mad().message();
-        return RoceFrameBuilder.reply(req, new CmMra(localCommId, r.localCommId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
-    }
-
-    /** {@link #mra(RoceFrame, int)} for a REQ kept as its bytes, read in place. */
-    static byte[] mra(RoceFrameView req, int localCommId) {
-        return RoceFrameBuilder.reply(req, new CmMra(localCommId, req.requestId(), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)), UDP_SOURCE_PORT, 0);
-    }
-
-    /** Records a REQ handed to its consumer; {@code raw} is {@code req}'s bytes. */
-    public boolean delivered(long traceId, int localCommId, RoceFrame req, byte[] raw, FrameSender port, String owner) {
-        if (byLocal.size() >= config.maxSessions()) {
-            metrics.drop("sessions-full");
-            return false;
+        int flags = Math.min(r.maxCmRetries(), 0xf) << MAX_RETRIES_SHIFT
+                | Math.min(r.localCmResponseTimeout(), 0x1f) << RESPONSE_TIMEOUT_SHIFT
+                | (r.initiatorDepth() & 0xff) << INITIATOR_DEPTH_SHIFT
+                | (r.responderResources() & 0xff) << RESPONDER_RESOURCES_SHIFT
+                | State.MRA_REQ_SENT.ordinal();
+        synchronized (lock) {
+            int s = table.add(localCommId, r.localCommId(), r.localCaGuid(), traceId, flags);
+            if (s == SessionTable.NONE) {
+                metrics.drop("sessions-full");
+                return false;
+            }
+            deliveredNanos[s] = System.nanoTime();
+            transactionId[s] = req.mad().header().transactionId();
+            requesterHi[s] = req.l3().src().hi();
+            requesterLo[s] = req.l3().src().lo();
+            reqLocalQpn[s] = r.localQpn();
+            headerLength[s] = (byte) RoceFrameBuilder.writeReplyHeaders(req, ReturnPath.UDP_SOURCE_PORT, 0, headers, s * HEADERS);
+            this.owner[s] = owner;
+            this.port[s] = port;
+            return true;
         }
-        Session s = new Session(localCommId, traceId, owner, req, raw, port);
-        byLocal.put(localCommId, s);
-        byRemote.put(s.remote, s);
-        byTrace.put(traceId, s);
-        return true;
     }
 
-    /** A delivered request as the dispatcher needs it to send a REJ: its bytes, its port, our comm ID. */
-    public record Unanswered(byte[] request, FrameSender port, int localCommId) {}
+    /** A delivered request as the dispatcher needs it to send a REJ: how to answer it, its port, our comm ID. */
+    public record Unanswered(ReturnPath request, FrameSender port, int localCommId) {}
 
     /**
      * The consumer rejected the request (the dispatcher sends the REJ): forgets the connection.
@@ -210,22 +217,25 @@ public final class Sessions implements AutoCloseable {
      * @return the request, or null when there is no such connection (any more)
      */
     public Unanswered rejectedByConsumer(long traceId) {
-        Session s = byTrace.get(traceId);
-        if (s == null) {
-            return null;
-        }
-        synchronized (s) {
+        synchronized (lock) {
+            int s = table.byTrace(traceId);
+            if (s == SessionTable.NONE) {
+                return null;
+            }
             cancel(s);
+            Unanswered u = new Unanswered(returnPath(s), port[s], table.localCommId(s));
             remove(s);
+            return u;
         }
-        return new Unanswered(s.reqRaw, s.port, s.localCommId);
     }
 
     /** Forgets a connection without a word on the wire: its request could not be delivered after all. */
     public void forget(long traceId) {
-        Session s = byTrace.get(traceId);
-        if (s != null) {
-            remove(s);
+        synchronized (lock) {
+            int s = table.byTrace(traceId);
+            if (s != SessionTable.NONE) {
+                remove(s);
+            }
         }
     }
 
@@ -233,14 +243,11 @@ public final class Sessions implements AutoCloseable {
      * Sends the MRA for a delivered request, as cma_ib_req_handler does once its listener took the
      * event, and only if the consumer has not answered it already (then the REP or REJ went first).
      */
-    public void acknowledge(int localCommId, byte[] mra) {
-        Session s = byLocal.get(localCommId);
-        if (s == null) {
-            return; // answered with REJECT and forgotten already
-        }
-        synchronized (s) {
-            if (s.state == State.MRA_REQ_SENT) {
-                send(s.port, mra, "mra");
+    public void acknowledge(int localCommId) {
+        synchronized (lock) {
+            int s = table.byLocal(localCommId);
+            if (s != SessionTable.NONE && state(s) == State.MRA_REQ_SENT) { // else answered with REJECT and forgotten already
+                send(port[s], mra(s), "mra");
             }
         }
     }
@@ -250,50 +257,56 @@ public final class Sessions implements AutoCloseable {
      * not answered, and we repeat the REP once it has (the peer lost it). Returns whether it was ours.
      */
     public boolean duplicateReq(CmReq req) {
-        Session s = byRemote.get(new RemoteKey(req.localCommId(), req.localCaGuid()));
-        if (s == null) {
-            return false;
-        }
-        synchronized (s) {
-            if (s.state == State.MRA_REQ_SENT) {
-                // Rebuilt rather than kept: a third of an unanswered request's heap, for a rare retransmission.
-                send(s.port, mra(viewAgain(s.reqRaw), s.localCommId), "mra-repeat");
-            } else if (s.state == State.REP_SENT && s.lastSent != null) {
-                send(s.port, s.lastSent, "rep-repeat");
+        synchronized (lock) {
+            int s = table.byRemote(req.localCommId(), req.localCaGuid());
+            if (s == SessionTable.NONE) {
+                return false;
             }
+            State state = state(s);
+            if (state == State.MRA_REQ_SENT) {
+                // Rebuilt rather than kept: most unanswered requests never need it again.
+                send(port[s], mra(s), "mra-repeat");
+            } else if (state == State.REP_SENT && answered[s].lastSent != null) {
+                send(port[s], answered[s].lastSent, "rep-repeat");
+            }
+            return true;
         }
-        return true;
     }
 
     // ---- from the consumer ----
 
     private int accept(String owner, Acceptance a) throws RequestRefused {
-        Session s = byTrace.get(a.traceId());
-        if (s == null || !s.owner.equals(owner)) {
-            throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " is no connection of yours");
-        }
-        synchronized (s) {
-            if (s.state != State.MRA_REQ_SENT) {
-                throw new RequestRefused(Wire.EINVAL, "connection " + hex(s.localCommId) + " was answered already (" + s.state + ")");
+        synchronized (lock) {
+            int s = table.byTrace(a.traceId());
+            if (s == SessionTable.NONE || !this.owner[s].equals(owner)) {
+                throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " is no connection of yours");
             }
-            CmRep rep = new CmRep(s.localCommId, s.remoteCommId, 0, a.qpn(), 0, a.startingPsn(), 0,
-                    Math.min(a.responderResources(), s.reqInitiatorDepth), Math.min(a.initiatorDepth(), s.reqResponderResources),
+            int localCommId = table.localCommId(s);
+            if (state(s) != State.MRA_REQ_SENT) {
+                throw new RequestRefused(Wire.EINVAL, "connection " + hex(localCommId) + " was answered already (" + state(s) + ")");
+            }
+            int flags = table.flags(s);
+            CmRep rep = new CmRep(localCommId, table.remoteCommId(s), 0, a.qpn(), 0, a.startingPsn(), 0,
+                    Math.min(a.responderResources(), (flags >>> INITIATOR_DEPTH_SHIFT) & 0xff),
+                    Math.min(a.initiatorDepth(), (flags >>> RESPONDER_RESOURCES_SHIFT) & 0xff),
                     0, 0, a.flowControl(), a.rnrRetryCount(), a.srq(), localCaGuid, Octets.of(a.privateData()));
-            s.lastSent = RoceFrameBuilder.reply(viewAgain(s.reqRaw), rep, UDP_SOURCE_PORT, 0);
-            s.state = State.REP_SENT;
-            s.retriesLeft = s.maxRetries;
-            reps.get().add(new Outgoing(s.port, s.lastSent));
+            Answered x = new Answered();
+            answered[s] = x;
+            x.lastSent = answer(s, rep);
+            state(s, State.REP_SENT);
+            x.retriesLeft = maxRetries(s);
+            reps.get().add(new Outgoing(port[s], x.lastSent));
             arm(s);
+            return localCommId;
         }
-        return s.localCommId;
     }
 
     private record Outgoing(FrameSender port, byte[] frame) {}
 
     /**
      * The REPs made on this thread (an event loop) for one read of a consumer's ACCEPTs, until the read
-     * ends: a burst of ACCEPTs costs one sendmmsg, not a sendto each. The RTU can only follow the REP,
-     * and its retry timer runs from the ACCEPT, a read's time earlier at most.
+     * ends: a burst of ACCEPTs costs one sendmmsg, not a sendto each, and none is sent holding the lock.
+     * The RTU can only follow the REP, and its retry timer runs from the ACCEPT, a read's time earlier at most.
      */
     private final ThreadLocal<List<Outgoing>> reps = ThreadLocal.withInitial(ArrayList::new);
 
@@ -315,38 +328,43 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void disconnect(String owner, int localCommId, byte[] privateData) throws RequestRefused {
-        Session s = byLocal.get(localCommId);
-        if (s == null || !s.owner.equals(owner)) {
-            throw new RequestRefused(Wire.ENOENT, "connection " + hex(localCommId) + " is no connection of yours");
-        }
-        synchronized (s) {
-            if (s.state != State.ESTABLISHED) {
-                throw new RequestRefused(Wire.EINVAL, "connection " + hex(localCommId) + " is " + s.state + ", not established");
+        synchronized (lock) {
+            int s = table.byLocal(localCommId);
+            if (s == SessionTable.NONE || !this.owner[s].equals(owner)) {
+                throw new RequestRefused(Wire.ENOENT, "connection " + hex(localCommId) + " is no connection of yours");
+            }
+            if (state(s) != State.ESTABLISHED) {
+                throw new RequestRefused(Wire.EINVAL, "connection " + hex(localCommId) + " is " + state(s) + ", not established");
             }
             sendDreq(s, privateData);
         }
     }
 
-    private void sendDreq(Session s, byte[] privateData) {
-        CmDreq dreq = new CmDreq(s.localCommId, s.remoteCommId, s.reqLocalQpn, Octets.of(privateData));
-        s.lastSent = RoceFrameBuilder.reply(viewAgain(s.reqRaw), dreq, UDP_SOURCE_PORT, 0);
-        s.state = State.DREQ_SENT;
-        s.retriesLeft = s.maxRetries;
-        send(s.port, s.lastSent, "dreq");
+    private void sendDreq(int s, byte[] privateData) {
+        Answered x = answered[s];
+        x.lastSent = answer(s, new CmDreq(table.localCommId(s), table.remoteCommId(s), reqLocalQpn[s], Octets.of(privateData)));
+        state(s, State.DREQ_SENT);
+        x.retriesLeft = maxRetries(s);
+        send(port[s], x.lastSent, "dreq");
         arm(s);
     }
 
     /** A consumer left: unanswered requests are rejected, established connections disconnected, on the wire. */
     private void consumerGone(String owner) {
-        List<Session> mine = new ArrayList<>();
-        for (Session s : byLocal.values()) {
-            if (s.owner.equals(owner)) {
-                mine.add(s);
+        synchronized (lock) {
+            int[] mine = new int[16];
+            int n = 0;
+            for (int s = 0; s < table.slots(); s++) {
+                if (table.live(s) && this.owner[s].equals(owner)) {
+                    if (n == mine.length) {
+                        mine = Arrays.copyOf(mine, 2 * n);
+                    }
+                    mine[n++] = s;
+                }
             }
-        }
-        for (Session s : mine) {
-            synchronized (s) {
-                switch (s.state) {
+            for (int i = 0; i < n; i++) {
+                int s = mine[i];
+                switch (state(s)) {
                     case MRA_REQ_SENT, REP_SENT -> {
                         cancel(s);
                         sendRej(s, 28); // cm_destroy_id rejects what its user never answered with CONSUMER_DEFINED
@@ -358,15 +376,16 @@ public final class Sessions implements AutoCloseable {
                     }
                 }
             }
-        }
-        if (!mine.isEmpty()) {
-            metrics.consumerGone(mine.size());
+            if (n > 0) {
+                metrics.consumerGone(n);
+            }
         }
     }
 
-    private void sendRej(Session s, int reason) {
-        CmRej rej = new CmRej(s.localCommId, s.remoteCommId, s.state == State.REP_SENT ? 1 : 0, 0, reason, Octets.zeros(0), Octets.zeros(0));
-        send(s.port, RoceFrameBuilder.reply(viewAgain(s.reqRaw), rej, UDP_SOURCE_PORT, 0), "rej");
+    private void sendRej(int s, int reason) {
+        CmRej rej = new CmRej(table.localCommId(s), table.remoteCommId(s), state(s) == State.REP_SENT ? 1 : 0, 0, reason,
+                Octets.zeros(0), Octets.zeros(0));
+        send(port[s], answer(s, rej), "rej");
     }
 
     // ---- from the wire ----
@@ -374,167 +393,203 @@ public final class Sessions implements AutoCloseable {
     /** RTU, DREQ, DREP, REJ, MRA, REP from a peer. */
     public void onWire(RoceFrame frame, FrameSender port) {
         CmMessage m = frame.mad().message();
-        if (m instanceof CmRtu rtu) {
-            Session s = match(rtu.remoteCommId(), rtu.localCommId());
-            if (s == null) {
-                metrics.drop("rtu-unknown");
-                return;
-            }
-            synchronized (s) {
-                if (s.state == State.REP_SENT) {
-                    cancel(s);
-                    s.state = State.ESTABLISHED;
-                    s.lastSent = null;
-                    event(s, CmEventInfo.ESTABLISHED, 0);
-                }
-            }
-        } else if (m instanceof CmDreq dreq) {
-            Session s = match(dreq.remoteCommId(), dreq.localCommId());
-            CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), Octets.zeros(0));
-            if (s == null) {
-                // cm_dreq_handler: a DREQ for a connection we no longer know still gets its DREP (cm_issue_drep)
-                metrics.drop("dreq-stale");
-                send(port, RoceFrameBuilder.reply(frame, drep, UDP_SOURCE_PORT, 0), "drep");
-                return;
-            }
-            synchronized (s) {
-                send(port, RoceFrameBuilder.reply(frame, drep, UDP_SOURCE_PORT, 0), "drep");
-                if (s.state == State.ESTABLISHED || s.state == State.DREQ_SENT || s.state == State.REP_SENT) {
-                    cancel(s);
-                    s.state = State.TIMEWAIT;
-                    event(s, CmEventInfo.DISCONNECTED, 0);
-                    timeWait(s);
-                }
-            }
-        } else if (m instanceof CmDrep drep) {
-            Session s = match(drep.remoteCommId(), drep.localCommId());
-            if (s == null) {
-                metrics.drop("drep-unknown");
-                return;
-            }
-            synchronized (s) {
-                if (s.state == State.DREQ_SENT) {
-                    cancel(s);
-                    s.state = State.TIMEWAIT;
-                    event(s, CmEventInfo.DISCONNECTED, 0);
-                    timeWait(s);
-                }
-            }
-        } else if (m instanceof CmRej rej) {
-            Session s = byLocal.get(rej.remoteCommId());
-            if (s == null) {
-                metrics.drop("rej-unknown");
-                return;
-            }
-            synchronized (s) {
-                cancel(s);
-                event(s, CmEventInfo.REJECTED, rej.reason());
-                remove(s);
-            }
-        } else if (m instanceof CmMra mra) {
-            Session s = match(mra.remoteCommId(), mra.localCommId());
-            if (s == null) {
-                metrics.drop("mra-unknown");
-                return;
-            }
-            synchronized (s) {
-                if (s.state == State.REP_SENT) {
-                    // The peer needs longer for the RTU: wait out its service timeout before resending.
-                    cancel(s);
-                    long wait = Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(mra.serviceTimeout()));
-                    s.timer = timers.schedule(() -> expired(s), wait + s.timeoutMillis, TimeUnit.MILLISECONDS);
-                }
-            }
-        } else if (m instanceof CmRep rep) {
+        if (m instanceof CmRep rep) {
             // We never send REQs, so no REP can be ours: cm_rep_handler answers REJ INVALID_COMM_ID.
             metrics.drop("rep-unknown");
             CmRej rej = new CmRej(0, rep.localCommId(), 1, 0, RejReason.INVALID_COMM_ID.code(), Octets.zeros(0), Octets.zeros(0));
-            send(port, RoceFrameBuilder.reply(frame, rej, UDP_SOURCE_PORT, 0), "rej");
-        } else {
-            metrics.drop("cm-unhandled");
+            send(port, RoceFrameBuilder.reply(frame, rej, ReturnPath.UDP_SOURCE_PORT, 0), "rej");
+            return;
+        }
+        synchronized (lock) {
+            if (m instanceof CmRtu rtu) {
+                int s = match(rtu.remoteCommId(), rtu.localCommId());
+                if (s == SessionTable.NONE) {
+                    metrics.drop("rtu-unknown");
+                } else if (state(s) == State.REP_SENT) {
+                    cancel(s);
+                    state(s, State.ESTABLISHED);
+                    answered[s].lastSent = null;
+                    event(s, CmEventInfo.ESTABLISHED, 0);
+                }
+            } else if (m instanceof CmDreq dreq) {
+                int s = match(dreq.remoteCommId(), dreq.localCommId());
+                // cm_dreq_handler: a DREQ for a connection we no longer know still gets its DREP (cm_issue_drep)
+                send(port, RoceFrameBuilder.reply(frame, new CmDrep(dreq.remoteCommId(), dreq.localCommId(), Octets.zeros(0)),
+                        ReturnPath.UDP_SOURCE_PORT, 0), "drep");
+                if (s == SessionTable.NONE) {
+                    metrics.drop("dreq-stale");
+                } else if (state(s) == State.ESTABLISHED || state(s) == State.DREQ_SENT || state(s) == State.REP_SENT) {
+                    cancel(s);
+                    timeWait(s, 0);
+                }
+            } else if (m instanceof CmDrep drep) {
+                int s = match(drep.remoteCommId(), drep.localCommId());
+                if (s == SessionTable.NONE) {
+                    metrics.drop("drep-unknown");
+                } else if (state(s) == State.DREQ_SENT) {
+                    cancel(s);
+                    timeWait(s, 0);
+                }
+            } else if (m instanceof CmRej rej) {
+                int s = table.byLocal(rej.remoteCommId());
+                if (s == SessionTable.NONE) {
+                    metrics.drop("rej-unknown");
+                } else {
+                    cancel(s);
+                    event(s, CmEventInfo.REJECTED, rej.reason());
+                    remove(s);
+                }
+            } else if (m instanceof CmMra mra) {
+                int s = match(mra.remoteCommId(), mra.localCommId());
+                if (s == SessionTable.NONE) {
+                    metrics.drop("mra-unknown");
+                } else if (state(s) == State.REP_SENT) {
+                    // The peer needs longer for the RTU: wait out its service timeout before resending.
+                    cancel(s);
+                    long wait = Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(mra.serviceTimeout()));
+                    schedule(s, wait + timeoutMillis(s), this::expired);
+                }
+            } else {
+                metrics.drop("cm-unhandled");
+            }
         }
     }
 
-    /** Our session for a message that names us as {@code ours} and the peer as {@code theirs}. */
-    private Session match(int ours, int theirs) {
-        Session s = byLocal.get(ours);
-        return s != null && s.remoteCommId == theirs ? s : null;
+    /** Our connection for a message that names us as {@code ours} and the peer as {@code theirs}. */
+    private int match(int ours, int theirs) {
+        int s = table.byLocal(ours);
+        return s != SessionTable.NONE && table.remoteCommId(s) == theirs ? s : SessionTable.NONE;
     }
 
     // ---- timers ----
 
-    private void arm(Session s) {
+    /** What a timer does to its connection, with the lock held, if the connection is still there. */
+    @FunctionalInterface
+    private interface Expiry {
+        void run(int slot);
+    }
+
+    /**
+     * Runs {@code expiry} on {@code s} after {@code millis}, unless the connection has gone by then: a
+     * slot may hold another connection later, but never one with the same trace ID.
+     */
+    private void schedule(int s, long millis, Expiry expiry) {
+        long trace = table.traceId(s);
+        answered[s].timer = timers.schedule(() -> {
+            synchronized (lock) {
+                if (table.live(s) && table.traceId(s) == trace) {
+                    expiry.run(s);
+                }
+            }
+        }, millis, TimeUnit.MILLISECONDS);
+    }
+
+    private void arm(int s) {
         cancel(s);
-        s.timer = timers.schedule(() -> expired(s), s.timeoutMillis, TimeUnit.MILLISECONDS);
+        schedule(s, timeoutMillis(s), this::expired);
     }
 
-    private void expired(Session s) {
-        synchronized (s) {
-            if (s.state != State.REP_SENT && s.state != State.DREQ_SENT) {
-                return;
-            }
-            if (s.retriesLeft > 0) {
-                s.retriesLeft--;
-                send(s.port, s.lastSent, s.state == State.REP_SENT ? "rep-retry" : "dreq-retry");
-                s.timer = timers.schedule(() -> expired(s), s.timeoutMillis, TimeUnit.MILLISECONDS);
-                return;
-            }
-            if (s.state == State.REP_SENT) {
-                // cm_process_send_error: the REP went unanswered through every retry; the peer is told with REJ TIMEOUT
-                sendRej(s, RejReason.TIMEOUT.code());
-                event(s, CmEventInfo.TIMEOUT, RejReason.TIMEOUT.code());
-                remove(s);
-            } else {
-                s.state = State.TIMEWAIT;
-                event(s, CmEventInfo.DISCONNECTED, RejReason.TIMEOUT.code());
-                timeWait(s);
-            }
+    private void expired(int s) {
+        State state = state(s);
+        if (state != State.REP_SENT && state != State.DREQ_SENT) {
+            return;
+        }
+        Answered x = answered[s];
+        if (x.retriesLeft > 0) {
+            x.retriesLeft--;
+            send(port[s], x.lastSent, state == State.REP_SENT ? "rep-retry" : "dreq-retry");
+            schedule(s, timeoutMillis(s), this::expired);
+            return;
+        }
+        if (state == State.REP_SENT) {
+            // cm_process_send_error: the REP went unanswered through every retry; the peer is told with REJ TIMEOUT
+            sendRej(s, RejReason.TIMEOUT.code());
+            event(s, CmEventInfo.TIMEOUT, RejReason.TIMEOUT.code());
+            remove(s);
+        } else {
+            timeWait(s, RejReason.TIMEOUT.code());
         }
     }
 
-    private void timeWait(Session s) {
-        s.timer = timers.schedule(() -> {
-            synchronized (s) {
-                event(s, CmEventInfo.TIMEWAIT_EXIT, 0);
-                remove(s);
-            }
-        }, config.timeWaitMillis(), TimeUnit.MILLISECONDS);
+    /** The connection is disconnected ({@code reason} 0, or why not cleanly) and waits out time-wait before it is forgotten. */
+    private void timeWait(int s, int reason) {
+        state(s, State.TIMEWAIT);
+        event(s, CmEventInfo.DISCONNECTED, reason);
+        schedule(s, config.timeWaitMillis(), slot -> {
+            event(slot, CmEventInfo.TIMEWAIT_EXIT, 0);
+            remove(slot);
+        });
     }
 
-    private static void cancel(Session s) {
-        if (s.timer != null) {
-            s.timer.cancel(false);
-            s.timer = null;
+    private void cancel(int s) {
+        Answered x = answered[s];
+        if (x != null && x.timer != null) {
+            x.timer.cancel(false);
+            x.timer = null;
         }
     }
 
-    private void remove(Session s) {
-        if (byLocal.remove(s.localCommId, s)) {
-            forgotten.forgotten(s.remoteCommId, s.remote.remoteCaGuid(), s.reqRaw, s.port, s.localCommId, s.deliveredNanos);
-        }
-        byRemote.remove(s.remote, s);
-        byTrace.remove(s.traceId, s);
+    private void remove(int s) {
+        forgotten.forgotten(returnPath(s), port[s], table.localCommId(s), deliveredNanos[s]);
+        owner[s] = null;
+        port[s] = null;
+        answered[s] = null;
+        table.remove(s);
+    }
+
+    // ---- a slot's fields ----
+
+    private State state(int s) {
+        return STATES[table.flags(s) & STATE_BITS];
+    }
+
+    private void state(int s, State state) {
+        table.flags(s, table.flags(s) & ~STATE_BITS | state.ordinal());
+    }
+
+    private int maxRetries(int s) {
+        return (table.flags(s) >>> MAX_RETRIES_SHIFT) & 0xf;
+    }
+
+    /** cm_req_handler: timeout_ms from the requester's local CM response timeout, capped by the config. */
+    private long timeoutMillis(int s) {
+        int t = (table.flags(s) >>> RESPONSE_TIMEOUT_SHIFT) & 0x1f;
+        return Math.max(1, Math.min(config.maxTimeoutMillis(), cmTimeoutMillis(t)));
+    }
+
+    /** The frame that answers the connection's REQ with {@code message}. */
+    private byte[] answer(int s, CmMessage message) {
+        return RoceFrameBuilder.reply(headers, s * HEADERS, headerLength[s], message, transactionId[s]);
+    }
+
+    /** The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING). */
+    private byte[] mra(int s) {
+        return answer(s, new CmMra(table.localCommId(s), table.remoteCommId(s), 0, MRA_SERVICE_TIMEOUT, Octets.zeros(0)));
+    }
+
+    private ReturnPath returnPath(int s) {
+        return new ReturnPath(Arrays.copyOfRange(headers, s * HEADERS, s * HEADERS + headerLength[s]), transactionId[s],
+                new Gid(requesterHi[s], requesterLo[s]), true, table.remoteCommId(s), table.remoteCaGuid(s));
     }
 
     /** Told of each connection as it is forgotten, whatever ended it. */
     @FunctionalInterface
     public interface Forgotten {
         /**
-         * @param remoteCommId and {@code remoteCaGuid}: the REQ's local comm ID and CA GUID
-         * @param request the REQ's bytes
+         * @param request how to answer the REQ, and its comm ID and CA GUID
          * @param deliveredNanos when the REQ was delivered (System.nanoTime)
          */
-        void forgotten(int remoteCommId, long remoteCaGuid, byte[] request, FrameSender port, int localCommId, long deliveredNanos);
+        void forgotten(ReturnPath request, FrameSender port, int localCommId, long deliveredNanos);
     }
 
-    private volatile Forgotten forgotten = (remoteCommId, remoteCaGuid, request, port, localCommId, deliveredNanos) -> { };
+    private volatile Forgotten forgotten = (request, port, localCommId, deliveredNanos) -> { };
 
     public void onForgotten(Forgotten handler) {
         this.forgotten = handler;
     }
 
-    private void event(Session s, int event, int reason) {
-        if (!consumers.notify(s.owner, new CmEventInfo(s.traceId, s.localCommId, event, reason))) {
+    private void event(int s, int event, int reason) {
+        if (!consumers.notify(owner[s], new CmEventInfo(table.traceId(s), table.localCommId(s), event, reason))) {
             metrics.drop("event-consumer-gone");
         }
     }
@@ -547,27 +602,6 @@ public final class Sessions implements AutoCloseable {
             metrics.drop("send-failed");
             log.warn("sending {} failed: {}", what, e.getMessage());
         }
-    }
-
-    /**
-     * A frame that was checked once already, read again in place to answer it: its answers need its
-     * addresses, P_Key and transaction ID, not the records of all its fields.
-     */
-    static RoceFrameView viewAgain(byte[] raw) {
-        try {
-            return RoceFrameView.ethernet(raw, 0, raw.length);
-        } catch (MalformedException e) {
-            throw new IllegalStateException("a frame that was checked before fails now: " + e.getMessage(), e);
-        }
-    }
-
-    /** A frame that was decoded once already, decoded again to build an answer to it. */
-    static RoceFrame decodeAgain(byte[] raw) {
-        FrameResult r = RoceDecoder.decodeEthernet(raw);
-        if (r instanceof FrameResult.Decoded d) {
-            return d.frame();
-        }
-        throw new IllegalStateException("a frame that decoded before does not decode now: " + r);
     }
 
     private static String hex(int id) {

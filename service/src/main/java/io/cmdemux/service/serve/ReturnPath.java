@@ -1,0 +1,42 @@
+package io.cmdemux.service.serve;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.wire.CmMessage;
+import io.cmdemux.ingress.wire.CmMra;
+import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.Octets;
+import io.cmdemux.ingress.wire.RoceFrame;
+import io.cmdemux.ingress.wire.RoceFrameBuilder;
+
+/**
+ * What answering a request takes, kept instead of the request: the headers every answer to it
+ * carries ({@link RoceFrameBuilder#writeReplyHeaders}), its transaction ID, its sender's address
+ * (for the REJ limiter) and, for a REQ, the sender's comm ID and CA GUID.
+ *
+ * @param req whether the request was a REQ (else a SIDR REQ, with no comm ID)
+ */
+public record ReturnPath(byte[] headers, long transactionId, Gid requester, boolean req, int remoteCommId, long remoteCaGuid) {
+    /** The UDP source port of everything the daemon sends. */
+    static final int UDP_SOURCE_PORT = 0xc000;
+
+    static ReturnPath of(RoceFrame request) {
+        byte[] h = new byte[RoceFrameBuilder.MAX_REPLY_HEADERS];
+        int n = RoceFrameBuilder.writeReplyHeaders(request, UDP_SOURCE_PORT, 0, h, 0);
+        long tid = request.mad().header().transactionId();
+        Gid source = request.l3().src();
+        if (request.mad().message() instanceof CmReq r) {
+            return new ReturnPath(java.util.Arrays.copyOf(h, n), tid, source, true, r.localCommId(), r.localCaGuid());
+        }
+        return new ReturnPath(java.util.Arrays.copyOf(h, n), tid, source, false, 0, 0);
+    }
+
+    /** The frame that answers the request with {@code message}. */
+    byte[] answer(CmMessage message) {
+        return RoceFrameBuilder.reply(headers, 0, headers.length, message, transactionId);
+    }
+
+    /** The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING), from {@code localCommId}. */
+    byte[] mra(int localCommId) {
+        return answer(new CmMra(localCommId, remoteCommId, 0, Sessions.MRA_SERVICE_TIMEOUT, Octets.zeros(0)));
+    }
+}
