@@ -56,6 +56,11 @@ public class CmCodecBenchmark {
         rej = Mad.of(CmRej.ofReq(0, 0x11223344, RejReason.CONSUMER_DEFINED, Octets.zeros(0), Octets.zeros(0)), 0x1234);
     }
 
+    /** The IPv4 REQ frame, for {@link CmCodecAlignmentBenchmark}. */
+    byte[] reqFrame() {
+        return reqFrame;
+    }
+
     private byte[] reqFrame(String source, String destination) throws Exception {
         InetAddress src = InetAddress.getByName(source);
         InetAddress dst = InetAddress.getByName(destination);
