@@ -10,6 +10,7 @@ import io.cmdemux.namespaces.testkit.Netns;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.StringJoiner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -65,12 +66,23 @@ class GidCliAsRootTest {
         return JSON.readTree(pod == null ? sh("ip", "-j", "link", "show", "dev", dev) : sh("ip", "-n", pod, "-j", "link", "show", "dev", dev)).get(0);
     }
 
-    /** fe80:: + modified EUI-64 (RFC 4291 appendix A), written independently of the code under test. */
+    /**
+     * fe80:: + modified EUI-64 (RFC 4291 appendix A), written independently of the code under test, in
+     * RFC 5952's form: leading zero groups of the interface ID join the run of zeros after fe80.
+     */
     private static String eui64(String mac) {
         String[] b = mac.split(":");
         int[] g = {(Integer.parseInt(b[0], 16) ^ 2) << 8 | Integer.parseInt(b[1], 16), Integer.parseInt(b[2], 16) << 8 | 0xff,
                 0xfe00 | Integer.parseInt(b[3], 16), Integer.parseInt(b[4], 16) << 8 | Integer.parseInt(b[5], 16)};
-        return "fe80::" + Integer.toHexString(g[0]) + ":" + Integer.toHexString(g[1]) + ":" + Integer.toHexString(g[2]) + ":" + Integer.toHexString(g[3]);
+        int skip = 0;
+        while (skip < g.length && g[skip] == 0) {
+            skip++;
+        }
+        StringJoiner id = new StringJoiner(":", "fe80::", "");
+        for (int i = skip; i < g.length; i++) {
+            id.add(Integer.toHexString(g[i]));
+        }
+        return id.toString();
     }
 
     private static List<JsonNode> inNamespace(JsonNode gids, long inode) {
