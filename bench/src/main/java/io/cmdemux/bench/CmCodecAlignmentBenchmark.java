@@ -59,6 +59,8 @@ public class CmCodecAlignmentBenchmark {
         return crc.getValue();
     }
 
+    // The same reads as CmCodecBenchmark's, written out here: a shared method would be compiled on its own,
+    // past the inlining limit, and would read both benchmarks' frames at a variable start.
     @Benchmark
     public long decodeReqWithIcrc() throws MalformedException {
         RoceFrameView v = view.wrapEthernet(line, at, end);

@@ -10,10 +10,10 @@ import io.cmdemux.namespaces.NetnsDiscovery;
 import io.cmdemux.namespaces.NetnsExecutor;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
+import io.cmdemux.namespaces.testkit.LinkLocal;
 import io.cmdemux.namespaces.testkit.Netns;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.StringJoiner;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -93,28 +93,6 @@ class SoftRoceLiveAsRootTest {
         return Long.parseLong(sh("stat", "-L", "-c", "%i", netnsPath).strip());
     }
 
-    /**
-     * fe80:: + modified EUI-64 (RFC 4291 appendix A), written out independently of the code under test,
-     * in RFC 5952's form: the zeros after fe80 are the longest run, and leading zero groups of the
-     * interface ID join it (a MAC of 02:00:... gives fe80::49ff:..., not fe80::0:49ff:..., which once
-     * failed this test on a random MAC).
-     */
-    private static String eui64LinkLocal(String mac) {
-        String[] b = mac.split(":");
-        int first = Integer.parseInt(b[0], 16) ^ 0x02;
-        int[] g = {first << 8 | Integer.parseInt(b[1], 16), Integer.parseInt(b[2], 16) << 8 | 0xff,
-                0xfe00 | Integer.parseInt(b[3], 16), Integer.parseInt(b[4], 16) << 8 | Integer.parseInt(b[5], 16)};
-        int skip = 0;
-        while (skip < g.length && g[skip] == 0) {
-            skip++;
-        }
-        StringJoiner id = new StringJoiner(":", "fe80::", "");
-        for (int i = skip; i < g.length; i++) {
-            id.add(Integer.toHexString(g[i]));
-        }
-        return id.toString();
-    }
-
     /** A pod with macvlan net1 on the uplink; returns its two expected entries (IPv4 first, then link-local). */
     private List<Want> macvlanPod(String suffix, String uplink, String ip, int v4Index, int llIndex) throws Exception {
         String pod = ns.add(suffix);
@@ -126,7 +104,7 @@ class SoftRoceLiveAsRootTest {
         long inode = inode("/run/netns/" + pod);
         int ifindex = l.get("ifindex").asInt();
         return List.of(new Want(v4Index, "::ffff:" + ip, inode, ifindex),
-                new Want(llIndex, eui64LinkLocal(l.get("address").asText()), inode, ifindex));
+                new Want(llIndex, LinkLocal.ofMac(l.get("address").asText()), inode, ifindex));
     }
 
     @Test
@@ -137,7 +115,7 @@ class SoftRoceLiveAsRootTest {
                 + " && ip link set " + uplink + " up && ip link set " + ns.name("upp") + " up");
         JsonNode up = link(null, uplink);
         long hostInode = inode("/proc/self/ns/net");
-        Want def = new Want(0, eui64LinkLocal(up.get("address").asText()), hostInode, up.get("ifindex").asInt());
+        Want def = new Want(0, LinkLocal.ofMac(up.get("address").asText()), hostInode, up.get("ifindex").asInt());
 
         SoftRocePort port = new SoftRocePort(SoftPortSpec.parse("soft0=" + uplink));
         port.attach(watcher);

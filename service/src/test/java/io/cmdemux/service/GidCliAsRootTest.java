@@ -6,11 +6,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cmdemux.namespaces.testkit.LinkLocal;
 import io.cmdemux.namespaces.testkit.Netns;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.StringJoiner;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -66,25 +66,6 @@ class GidCliAsRootTest {
         return JSON.readTree(pod == null ? sh("ip", "-j", "link", "show", "dev", dev) : sh("ip", "-n", pod, "-j", "link", "show", "dev", dev)).get(0);
     }
 
-    /**
-     * fe80:: + modified EUI-64 (RFC 4291 appendix A), written independently of the code under test, in
-     * RFC 5952's form: leading zero groups of the interface ID join the run of zeros after fe80.
-     */
-    private static String eui64(String mac) {
-        String[] b = mac.split(":");
-        int[] g = {(Integer.parseInt(b[0], 16) ^ 2) << 8 | Integer.parseInt(b[1], 16), Integer.parseInt(b[2], 16) << 8 | 0xff,
-                0xfe00 | Integer.parseInt(b[3], 16), Integer.parseInt(b[4], 16) << 8 | Integer.parseInt(b[5], 16)};
-        int skip = 0;
-        while (skip < g.length && g[skip] == 0) {
-            skip++;
-        }
-        StringJoiner id = new StringJoiner(":", "fe80::", "");
-        for (int i = skip; i < g.length; i++) {
-            id.add(Integer.toHexString(g[i]));
-        }
-        return id.toString();
-    }
-
     private static List<JsonNode> inNamespace(JsonNode gids, long inode) {
         List<JsonNode> out = new ArrayList<>();
         for (JsonNode e : gids) {
@@ -108,7 +89,7 @@ class GidCliAsRootTest {
         // Index 0: the one reserved default slot (RoCE v2 only), fe80::EUI-64 of the uplink's MAC.
         JsonNode first = gids.get(0);
         assertThat(first.get("index").asInt()).isZero();
-        assertThat(first.get("gid").asText()).isEqualTo(eui64(up.get("address").asText()));
+        assertThat(first.get("gid").asText()).isEqualTo(LinkLocal.ofMac(up.get("address").asText()));
         assertThat(first.get("type").asText()).isEqualTo("RoCE v2");
         assertThat(first.get("ndev").get("name").asText()).isEqualTo(uplink);
         assertThat(first.get("ndev").get("ifindex").asInt()).isEqualTo(up.get("ifindex").asInt());
@@ -122,7 +103,7 @@ class GidCliAsRootTest {
             // One entry per IP (RoCE v2 only): the IPv4 address, then the link-local one (IPv4
             // before IPv6 within a device, _add_netdev_ips); the ndev is the pod's macvlan.
             assertThat(mine).extracting(e -> e.get("gid").asText())
-                    .containsExactly("::ffff:" + (pod.equals(p1) ? "10.68.0.1" : "10.68.0.2"), eui64(net1.get("address").asText()));
+                    .containsExactly("::ffff:" + (pod.equals(p1) ? "10.68.0.1" : "10.68.0.2"), LinkLocal.ofMac(net1.get("address").asText()));
             assertThat(mine).allSatisfy(e -> {
                 assertThat(e.get("ndev").get("name").asText()).isEqualTo("net1");
                 assertThat(e.get("ndev").get("ifindex").asInt()).isEqualTo(net1.get("ifindex").asInt());

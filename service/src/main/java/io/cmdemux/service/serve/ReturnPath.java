@@ -7,6 +7,7 @@ import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import java.util.Arrays;
 
 /**
  * What answering a request takes, kept instead of the request: the headers every answer to it
@@ -25,9 +26,9 @@ public record ReturnPath(byte[] headers, long transactionId, Gid requester, bool
         long tid = request.mad().header().transactionId();
         Gid source = request.l3().src();
         if (request.mad().message() instanceof CmReq r) {
-            return new ReturnPath(java.util.Arrays.copyOf(h, n), tid, source, true, r.localCommId(), r.localCaGuid());
+            return new ReturnPath(Arrays.copyOf(h, n), tid, source, true, r.localCommId(), r.localCaGuid());
         }
-        return new ReturnPath(java.util.Arrays.copyOf(h, n), tid, source, false, 0, 0);
+        return new ReturnPath(Arrays.copyOf(h, n), tid, source, false, 0, 0);
     }
 
     /** The frame that answers the request with {@code message}. */
