@@ -43,7 +43,7 @@ final class ServeCommand implements Callable<Integer> {
             description = "a REQ with the same comm ID and CA GUID within this time is a retransmission (default 60000)")
     long duplicateWindowMs = 60_000;
 
-    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most (default 1048576; about 215 bytes of table each, taken as they come)")
+    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most; a REQ beyond them is dropped silently, as ucma drops one its listener has no room for, so that the peer retries (default 1048576; 48 to 96 bytes of index each, taken at start, and about 165 bytes of table each, taken as they come)")
     int maxSessions = 1 << 20;
 
     @Option(names = "--time-wait", paramLabel = "MS", description = "how long a closed connection's comm ID stays reserved (default 1000)")

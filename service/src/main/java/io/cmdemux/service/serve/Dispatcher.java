@@ -38,9 +38,8 @@ public final class Dispatcher {
     private final Cache<ReqKey, Answer> seen;
     private final long duplicateWindowNanos;
     /**
-     * Deliveries a consumer may still REJECT that have no session (SIDR REQs, or REQs beyond the
-     * session limit): trace ID → the request and where to answer it. A REQ with a session is
-     * answered from the session, which holds the same, so this map is not paid for every REQ.
+     * Deliveries a consumer may still REJECT that have no session (SIDR REQs): trace ID → the request
+     * and where to answer it. A REQ is answered from its session, which holds the same.
      */
     private final Cache<Long, Pending> pending;
     private final Sessions sessions;
@@ -74,37 +73,59 @@ public final class Dispatcher {
         sessions.onForgotten(this::sessionForgotten);
     }
 
-    /** What {@link #dispatch} returns for a retransmission: it was answered as before, and no new decision was made. */
-    public static final long DUPLICATE = 0;
-
-    /** @return the trace ID given to this decision (from 1), or {@link #DUPLICATE} */
-    public long dispatch(RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
+    /**
+     * Answers a retransmitted REQ (same local comm ID and CA GUID) as before, if it is one: a connection
+     * still being set up repeats its latest answer (MRA or REP), a rejected one its REJ.
+     *
+     * @return whether {@code frame} was a retransmission, which needs no new decision
+     */
+    public boolean repeatIfDuplicate(RoceFrame frame) {
         ReqKey key = key(frame);
-        if (key != null) {
-            // A connection still being set up repeats its latest answer (MRA or REP); a rejected one its REJ.
-            if (sessions.duplicateReq((CmReq) frame.mad().message())) {
-                metrics.duplicate();
-                return DUPLICATE;
-            }
-            Answer earlier = seen.getIfPresent(key);
-            if (earlier != null) {
-                metrics.duplicate();
-                byte[] again = earlier.repeat();
-                if (again != null) {
-                    send(earlier.port(), again, "repeat");
-                }
-                return DUPLICATE;
-            }
+        if (key == null) {
+            return false;
         }
-        long traceId = nextTraceId.getAndIncrement();
+        if (sessions.duplicateReq((CmReq) frame.mad().message())) {
+            metrics.duplicate();
+            return true;
+        }
+        Answer earlier = seen.getIfPresent(key);
+        if (earlier == null) {
+            return false;
+        }
+        metrics.duplicate();
+        byte[] again = earlier.repeat();
+        if (again != null) {
+            send(earlier.port(), again, "repeat");
+        }
+        return true;
+    }
+
+    /** A trace ID for the next decision, from 1. */
+    public long newTraceId() {
+        return nextTraceId.getAndIncrement();
+    }
+
+    /**
+     * Acts on {@code d} for a request that is no retransmission ({@link #repeatIfDuplicate}).
+     *
+     * @return what was done: {@code d}, or a DROP when the request could not be kept
+     */
+    public Decision dispatch(long traceId, RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
+        ReqKey key = key(frame);
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
                 // Recorded before the consumer can see the request: its ACCEPT or REJECT (on an event loop)
                 // may come back before deliver() returns here, and must find the connection.
-                boolean recorded = !meta.sidr() && sessions.delivered(traceId, localCommId, frame, port, d.listener().owner());
-                ReturnPath path = recorded ? null : ReturnPath.of(frame);
-                if (!recorded) {
+                if (!meta.sidr() && !sessions.delivered(traceId, localCommId, frame, port, d.listener().owner())) {
+                    // cma_ib_req_handler fails with -ENOMEM when it cannot keep the request, and cm_destroy_id
+                    // then stays silent "to allow future retries": the peer's retransmission may find room.
+                    metrics.decision("drop", "");
+                    return new Decision(Decision.Outcome.DROP, null, SESSIONS_FULL, d.netdev(), d.netns(), d.listener(), d.mode(),
+                            d.trace(), d.topologyGeneration());
+                }
+                ReturnPath path = meta.sidr() ? ReturnPath.of(frame) : null;
+                if (meta.sidr()) {
                     pending.put(traceId, new Pending(path, port, localCommId));
                 }
                 boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
@@ -113,16 +134,11 @@ public final class Dispatcher {
                     sessions.forget(traceId);
                     metrics.decision("reject", "consumer-gone");
                     answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
-                    return traceId;
+                    return d;
                 }
                 metrics.decision("deliver", "");
-                if (recorded) {
+                if (!meta.sidr()) {
                     sessions.acknowledge(localCommId); // the MRA, unless the consumer has answered already
-                } else if (!meta.sidr()) {
-                    send(port, path.mra(localCommId), "MRA");
-                }
-                if (key != null && !recorded) {
-                    seen.put(key, new Answer(Decision.Outcome.DELIVER, null, port, localCommId, meta.sidr() ? null : path));
                 }
             }
             case REJECT -> {
@@ -137,8 +153,11 @@ public final class Dispatcher {
                 }
             }
         }
-        return traceId;
+        return d;
     }
+
+    /** The drop reason of a request that found {@code --max-sessions} connections held (drops_total{reason="sessions-full"}). */
+    static final String SESSIONS_FULL = "sessions full: the daemon holds --max-sessions connections; the requester's retry may find room";
 
     /** See {@link Consumers#holdDeliveries()}. */
     public void holdDeliveries() {

@@ -91,11 +91,12 @@ public final class Pipeline {
         }
         metrics.frame("request");
         limiter.requestIn(frame.l3().src(), raw.length);
-        Decision d = cache.resolve(now, meta.get(), mode);
-        long traceId = dispatcher.dispatch(frame, raw, meta.get(), d, port);
-        if (traceId != Dispatcher.DUPLICATE) {
-            decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
+        if (dispatcher.repeatIfDuplicate(frame)) {
+            return null;
         }
+        long traceId = dispatcher.newTraceId();
+        Decision d = dispatcher.dispatch(traceId, frame, raw, meta.get(), cache.resolve(now, meta.get(), mode), port);
+        decisions.add(traceId, System.currentTimeMillis(), device, meta.get(), d, now);
         if (d.outcome() == Decision.Outcome.DELIVER) {
             metrics.delivered(arrivedNanos);
         }

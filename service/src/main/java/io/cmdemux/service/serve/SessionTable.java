@@ -7,73 +7,110 @@ import java.util.Arrays;
  * by the peer's (comm ID, CA GUID) and by trace ID through three open-addressing indexes of slot
  * numbers. A connection nobody answers (the common case under load: rdma_cm keeps a REQ until its
  * listener calls rdma_accept or rdma_reject) costs its bytes in these arrays and no object, so the
- * collector neither copies nor traces a million of them; objects are kept only for those answered
- * (see {@link #answered}).
+ * collector neither copies nor traces a million of them; objects are kept only for those answered.
  *
  * <p>Not thread-safe: its owner locks. A slot number is valid until {@link #remove}; a later
  * connection may take the same slot.
  */
 final class SessionTable {
     static final int NONE = -1;
-    private static final int INITIAL_SLOTS = 1 << 12;
+    /** Slots are taken in chunks of 2^14: a chunk of Sessions' columns is some 2 MiB. */
+    static final int CHUNK_SHIFT = 14;
     private static final int LIVE = 1 << 31;
 
     private final int maxSlots;
+    private final int chunkShift;
+    private final int chunkMask;
     private int size;
     /** Slots handed out so far; those below it that are free are on {@link #free}. */
     private int used;
     private int[] free = new int[0];
     private int freeCount;
-
-    /** Ints, kept in longs so that the local and the trace ID lookups are one function. */
-    private long[] localCommId = new long[0];
-    private int[] remoteCommId = new int[0];
-    private long[] remoteCaGuid = new long[0];
-    private long[] traceId = new long[0];
-    /** LIVE, and whatever the owner keeps in 31 bits (its state and the REQ's small fields). */
-    private int[] flags = new int[0];
+    /** The keys, a chunk of slots each; never copied, so taking more slots moves nothing. */
+    private Keys[] chunks = new Keys[0];
     private final Index byLocal = new Index() {
         @Override
         int hash(int slot) {
-            return mix((int) localCommId[slot]);
+            return mix(localCommId(slot));
         }
     };
     private final Index byRemote = new Index() {
         @Override
         int hash(int slot) {
-            return remoteHash(remoteCommId[slot], remoteCaGuid[slot]);
+            return remoteHash(remoteCommId(slot), remoteCaGuid(slot));
         }
     };
     private final Index byTrace = new Index() {
         @Override
         int hash(int slot) {
-            return mix(Long.hashCode(traceId[slot]));
+            return mix(Long.hashCode(traceId(slot)));
         }
     };
     private final Column[] columns;
 
-    /** A slot's other fields, kept by the owner in arrays that grow with the table. */
-    interface Column {
-        /** Makes room for {@code slots} slots, keeping the first {@code used}. */
-        void grow(int slots, int used);
+    /** One chunk's keys. */
+    private static final class Keys {
+        final int[] localCommId;
+        final int[] remoteCommId;
+        final long[] remoteCaGuid;
+        final long[] traceId;
+        /** LIVE, and whatever the owner keeps in 31 bits (its state and the REQ's small fields). */
+        final int[] flags;
+
+        Keys(int slots) {
+            localCommId = new int[slots];
+            remoteCommId = new int[slots];
+            remoteCaGuid = new long[slots];
+            traceId = new long[slots];
+            flags = new int[slots];
+        }
     }
 
-    /** @param maxSlots at most this many connections at once; the arrays grow to it as needed */
+    /** A slot's other fields, kept by the owner in chunks like the keys'. */
+    interface Column {
+        /** Makes room for the slots of chunk {@code chunk}: from {@code chunk << chunkShift}, {@code 1 << chunkShift} of them. */
+        void addChunk(int chunk);
+    }
+
+    /** @param maxSlots at most this many connections at once; chunks of slots are taken as needed */
     SessionTable(int maxSlots, Column... columns) {
+        this(maxSlots, CHUNK_SHIFT, columns);
+    }
+
+    /**
+     * The indexes are made for {@code maxSlots} at once (16 to 32 bytes each per slot): growing one
+     * would re-insert every connection, a random memory access each, some seconds with the port
+     * stopped for millions of them, and at the moment the load is highest.
+     */
+    SessionTable(int maxSlots, int chunkShift, Column... columns) {
         if (maxSlots < 1) {
             throw new IllegalArgumentException("maxSlots must be positive");
         }
         this.maxSlots = maxSlots;
+        this.chunkShift = chunkShift;
+        this.chunkMask = (1 << chunkShift) - 1;
         this.columns = columns;
+        int length = indexLength(maxSlots);
+        byLocal.table = new long[length];
+        byRemote.table = new long[length];
+        byTrace.table = new long[length];
+    }
+
+    /** The most connections a table is made for: its indexes, taken at start, are then 3 GiB. */
+    static final int MAX_SLOTS = 1 << 26;
+
+    /** An index's entries for {@code maxSlots}: a power of two, so that it is at most half full and a probe stays short. */
+    static int indexLength(int maxSlots) {
+        return Integer.highestOneBit(Math.max(1, maxSlots - 1)) << 2;
     }
 
     int size() {
         return size;
     }
 
-    /** How many slots the arrays have room for now. */
+    /** How many slots the chunks have room for now. */
     int slots() {
-        return flags.length;
+        return chunks.length << chunkShift;
     }
 
     /**
@@ -90,16 +127,18 @@ final class SessionTable {
         if (freeCount > 0) {
             slot = free[--freeCount];
         } else {
-            if (used == flags.length) {
-                grow();
+            if (used == slots()) {
+                addChunk();
             }
             slot = used++;
         }
-        localCommId[slot] = local;
-        remoteCommId[slot] = remote;
-        remoteCaGuid[slot] = remoteGuid;
-        traceId[slot] = trace;
-        flags[slot] = LIVE | ownerFlags;
+        Keys k = chunks[slot >>> chunkShift];
+        int i = slot & chunkMask;
+        k.localCommId[i] = local;
+        k.remoteCommId[i] = remote;
+        k.remoteCaGuid[i] = remoteGuid;
+        k.traceId[i] = trace;
+        k.flags[i] = LIVE | ownerFlags;
         byLocal.insert(slot);
         byRemote.insert(slot);
         byTrace.insert(slot);
@@ -109,13 +148,13 @@ final class SessionTable {
 
     /** Frees a live slot. */
     void remove(int slot) {
-        if ((flags[slot] & LIVE) == 0) {
+        if (!live(slot)) {
             throw new IllegalStateException("slot " + slot + " is not in use");
         }
         byLocal.delete(slot);
         byRemote.delete(slot);
         byTrace.delete(slot);
-        flags[slot] = 0;
+        chunks[slot >>> chunkShift].flags[slot & chunkMask] = 0;
         if (freeCount == free.length) {
             free = Arrays.copyOf(free, Math.max(16, free.length * 2));
         }
@@ -124,7 +163,15 @@ final class SessionTable {
     }
 
     int byLocal(int local) {
-        return find(byLocal, localCommId, local, mix(local));
+        int h = mix(local);
+        long[] t = byLocal.table;
+        int mask = t.length - 1;
+        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
+            if ((int) (t[p] >>> 32) == h && localCommId((int) t[p] - 1) == local) {
+                return (int) t[p] - 1;
+            }
+        }
+        return NONE;
     }
 
     int byRemote(int remote, long remoteGuid) {
@@ -133,7 +180,7 @@ final class SessionTable {
         int mask = t.length - 1;
         for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
             int s = (int) t[p] - 1;
-            if ((int) (t[p] >>> 32) == h && remoteCommId[s] == remote && remoteCaGuid[s] == remoteGuid) {
+            if ((int) (t[p] >>> 32) == h && remoteCommId(s) == remote && remoteCaGuid(s) == remoteGuid) {
                 return s;
             }
         }
@@ -141,15 +188,11 @@ final class SessionTable {
     }
 
     int byTrace(long trace) {
-        return find(byTrace, traceId, trace, mix(Long.hashCode(trace)));
-    }
-
-    /** The slot whose {@code keys} entry is {@code key}, through {@code index}; {@code h} is the key's hash. */
-    private static int find(Index index, long[] keys, long key, int h) {
-        long[] t = index.table;
+        int h = mix(Long.hashCode(trace));
+        long[] t = byTrace.table;
         int mask = t.length - 1;
         for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
-            if ((int) (t[p] >>> 32) == h && keys[(int) t[p] - 1] == key) {
+            if ((int) (t[p] >>> 32) == h && traceId((int) t[p] - 1) == trace) {
                 return (int) t[p] - 1;
             }
         }
@@ -157,49 +200,41 @@ final class SessionTable {
     }
 
     int localCommId(int slot) {
-        return (int) localCommId[slot];
+        return chunks[slot >>> chunkShift].localCommId[slot & chunkMask];
     }
 
     int remoteCommId(int slot) {
-        return remoteCommId[slot];
+        return chunks[slot >>> chunkShift].remoteCommId[slot & chunkMask];
     }
 
     long remoteCaGuid(int slot) {
-        return remoteCaGuid[slot];
+        return chunks[slot >>> chunkShift].remoteCaGuid[slot & chunkMask];
     }
 
     long traceId(int slot) {
-        return traceId[slot];
+        return chunks[slot >>> chunkShift].traceId[slot & chunkMask];
     }
 
     boolean live(int slot) {
-        return slot >= 0 && slot < flags.length && (flags[slot] & LIVE) != 0;
+        return slot >= 0 && slot < slots() && (chunks[slot >>> chunkShift].flags[slot & chunkMask] & LIVE) != 0;
     }
 
     /** The owner's 31 bits. */
     int flags(int slot) {
-        return flags[slot] & ~LIVE;
+        return chunks[slot >>> chunkShift].flags[slot & chunkMask] & ~LIVE;
     }
 
     void flags(int slot, int ownerFlags) {
-        flags[slot] = LIVE | ownerFlags;
+        chunks[slot >>> chunkShift].flags[slot & chunkMask] = LIVE | ownerFlags;
     }
 
-    private void grow() {
-        int n = (int) Math.min(maxSlots, Math.max(INITIAL_SLOTS, 2L * flags.length));
-        localCommId = Arrays.copyOf(localCommId, n);
-        remoteCommId = Arrays.copyOf(remoteCommId, n);
-        remoteCaGuid = Arrays.copyOf(remoteCaGuid, n);
-        traceId = Arrays.copyOf(traceId, n);
-        flags = Arrays.copyOf(flags, n);
-        for (Column c : columns) {
-            c.grow(n, used);
+    private void addChunk() {
+        int c = chunks.length;
+        chunks = Arrays.copyOf(chunks, c + 1);
+        chunks[c] = new Keys(1 << chunkShift);
+        for (Column column : columns) {
+            column.addChunk(c);
         }
-        // At most half full, so a probe stays short.
-        int indexLength = Integer.highestOneBit(Math.max(1, n - 1)) << 2;
-        byLocal.rebuild(indexLength);
-        byRemote.rebuild(indexLength);
-        byTrace.rebuild(indexLength);
     }
 
     /** murmur3's fmix32: the comm IDs of cm_alloc_id are a counter XOR a constant, whose low bits alone would cluster. */
@@ -222,8 +257,8 @@ final class SessionTable {
      * otherwise cost a cache miss in the key arrays per probe. Deletion shifts back the entries
      * after the hole (Knuth's algorithm R), so no tombstones pile up under churn.
      */
-    private abstract class Index {
-        long[] table = new long[1];
+    private abstract static class Index {
+        long[] table;
 
         abstract int hash(int slot);
 
@@ -256,15 +291,6 @@ final class SessionTable {
                 }
             }
             table[hole] = 0;
-        }
-
-        void rebuild(int length) {
-            table = new long[length];
-            for (int s = 0; s < used; s++) {
-                if ((flags[s] & LIVE) != 0) {
-                    insert(s);
-                }
-            }
         }
     }
 }

@@ -52,8 +52,8 @@ public final class Sessions implements AutoCloseable {
 
     private static final State[] STATES = State.values();
 
-    /** The most connections the tables can index: the answers' headers of all of them fill one array. */
-    public static final int MAX_SESSIONS = Integer.MAX_VALUE / HEADERS;
+    /** The most connections the tables can index. */
+    public static final int MAX_SESSIONS = SessionTable.MAX_SLOTS;
 
     /** Limits and timing. {@code maxTimeoutMillis} caps the CM timeouts a peer asks for (4.096 µs × 2^t). */
     public record Config(int maxSessions, long timeWaitMillis, long maxTimeoutMillis) {
@@ -82,6 +82,23 @@ public final class Sessions implements AutoCloseable {
         ScheduledFuture<?> timer;
     }
 
+    /** The fields of {@code 1 << SessionTable.CHUNK_SHIFT} slots. */
+    private static final class Columns {
+        static final int SLOTS = 1 << SessionTable.CHUNK_SHIFT;
+        final long[] deliveredNanos = new long[SLOTS];
+        final long[] transactionId = new long[SLOTS];
+        /** The REQ's IP source as a GID, for the REJ limiter. */
+        final long[] requesterHi = new long[SLOTS];
+        final long[] requesterLo = new long[SLOTS];
+        final int[] reqLocalQpn = new int[SLOTS];
+        /** The headers of every answer, {@link #HEADERS} bytes a slot, of which {@link #headerLength} are used. */
+        final byte[] headers = new byte[SLOTS * HEADERS];
+        final byte[] headerLength = new byte[SLOTS];
+        final String[] owner = new String[SLOTS];
+        final FrameSender[] port = new FrameSender[SLOTS];
+        final Answered[] answered = new Answered[SLOTS];
+    }
+
     private final Config config;
     private final Consumers consumers;
     private final Metrics metrics;
@@ -90,19 +107,8 @@ public final class Sessions implements AutoCloseable {
     private final AtomicInteger nextCommId = new AtomicInteger();
     private final Object lock = new Object();
     private final SessionTable table;
-    // The columns of the table's slots, grown with it (all under lock).
-    private long[] deliveredNanos = new long[0];
-    private long[] transactionId = new long[0];
-    /** The REQ's IP source as a GID, for the REJ limiter. */
-    private long[] requesterHi = new long[0];
-    private long[] requesterLo = new long[0];
-    private int[] reqLocalQpn = new int[0];
-    /** The headers of every answer, {@link #HEADERS} bytes a slot, of which {@link #headerLength} are used. */
-    private byte[] headers = new byte[0];
-    private byte[] headerLength = new byte[0];
-    private String[] owner = new String[0];
-    private FrameSender[] port = new FrameSender[0];
-    private Answered[] answered = new Answered[0];
+    /** The slots' other fields, a chunk of the table's slots each (all under lock). */
+    private Columns[] columns = new Columns[0];
     private final ScheduledThreadPoolExecutor timers = newTimers();
 
     /**
@@ -125,17 +131,9 @@ public final class Sessions implements AutoCloseable {
         this.consumers = consumers;
         this.metrics = metrics;
         this.localCaGuid = localCaGuid;
-        this.table = new SessionTable(config.maxSessions(), (n, used) -> {
-            deliveredNanos = Arrays.copyOf(deliveredNanos, n);
-            transactionId = Arrays.copyOf(transactionId, n);
-            requesterHi = Arrays.copyOf(requesterHi, n);
-            requesterLo = Arrays.copyOf(requesterLo, n);
-            reqLocalQpn = Arrays.copyOf(reqLocalQpn, n);
-            headers = Arrays.copyOf(headers, n * HEADERS);
-            headerLength = Arrays.copyOf(headerLength, n);
-            owner = Arrays.copyOf(owner, n);
-            port = Arrays.copyOf(port, n);
-            answered = Arrays.copyOf(answered, n);
+        this.table = new SessionTable(config.maxSessions(), chunk -> {
+            columns = Arrays.copyOf(columns, chunk + 1);
+            columns[chunk] = new Columns();
         });
         metrics.gauge("sessions", this::size);
         consumers.onAccept(new Consumers.AcceptHandler() {
@@ -196,14 +194,16 @@ public final class Sessions implements AutoCloseable {
                 metrics.drop("sessions-full");
                 return false;
             }
-            deliveredNanos[s] = System.nanoTime();
-            transactionId[s] = req.mad().header().transactionId();
-            requesterHi[s] = req.l3().src().hi();
-            requesterLo[s] = req.l3().src().lo();
-            reqLocalQpn[s] = r.localQpn();
-            headerLength[s] = (byte) RoceFrameBuilder.writeReplyHeaders(req, ReturnPath.UDP_SOURCE_PORT, 0, headers, s * HEADERS);
-            this.owner[s] = owner;
-            this.port[s] = port;
+            Columns c = columns(s);
+            int i = at(s);
+            c.deliveredNanos[i] = System.nanoTime();
+            c.transactionId[i] = req.mad().header().transactionId();
+            c.requesterHi[i] = req.l3().src().hi();
+            c.requesterLo[i] = req.l3().src().lo();
+            c.reqLocalQpn[i] = r.localQpn();
+            c.headerLength[i] = (byte) RoceFrameBuilder.writeReplyHeaders(req, ReturnPath.UDP_SOURCE_PORT, 0, c.headers, i * HEADERS);
+            c.owner[i] = owner;
+            c.port[i] = port;
             return true;
         }
     }
@@ -223,7 +223,7 @@ public final class Sessions implements AutoCloseable {
                 return null;
             }
             cancel(s);
-            Unanswered u = new Unanswered(returnPath(s), port[s], table.localCommId(s));
+            Unanswered u = new Unanswered(returnPath(s), port(s), table.localCommId(s));
             remove(s);
             return u;
         }
@@ -247,7 +247,7 @@ public final class Sessions implements AutoCloseable {
         synchronized (lock) {
             int s = table.byLocal(localCommId);
             if (s != SessionTable.NONE && state(s) == State.MRA_REQ_SENT) { // else answered with REJECT and forgotten already
-                send(port[s], mra(s), "mra");
+                send(port(s), mra(s), "mra");
             }
         }
     }
@@ -265,9 +265,9 @@ public final class Sessions implements AutoCloseable {
             State state = state(s);
             if (state == State.MRA_REQ_SENT) {
                 // Rebuilt rather than kept: most unanswered requests never need it again.
-                send(port[s], mra(s), "mra-repeat");
-            } else if (state == State.REP_SENT && answered[s].lastSent != null) {
-                send(port[s], answered[s].lastSent, "rep-repeat");
+                send(port(s), mra(s), "mra-repeat");
+            } else if (state == State.REP_SENT && answered(s).lastSent != null) {
+                send(port(s), answered(s).lastSent, "rep-repeat");
             }
             return true;
         }
@@ -278,7 +278,7 @@ public final class Sessions implements AutoCloseable {
     private int accept(String owner, Acceptance a) throws RequestRefused {
         synchronized (lock) {
             int s = table.byTrace(a.traceId());
-            if (s == SessionTable.NONE || !this.owner[s].equals(owner)) {
+            if (s == SessionTable.NONE || !owner(s).equals(owner)) {
                 throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " is no connection of yours");
             }
             int localCommId = table.localCommId(s);
@@ -291,11 +291,11 @@ public final class Sessions implements AutoCloseable {
                     Math.min(a.initiatorDepth(), (flags >>> RESPONDER_RESOURCES_SHIFT) & 0xff),
                     0, 0, a.flowControl(), a.rnrRetryCount(), a.srq(), localCaGuid, Octets.of(a.privateData()));
             Answered x = new Answered();
-            answered[s] = x;
+            columns(s).answered[at(s)] = x;
             x.lastSent = answer(s, rep);
             state(s, State.REP_SENT);
             x.retriesLeft = maxRetries(s);
-            reps.get().add(new Outgoing(port[s], x.lastSent));
+            reps.get().add(new Outgoing(port(s), x.lastSent));
             arm(s);
             return localCommId;
         }
@@ -330,7 +330,7 @@ public final class Sessions implements AutoCloseable {
     private void disconnect(String owner, int localCommId, byte[] privateData) throws RequestRefused {
         synchronized (lock) {
             int s = table.byLocal(localCommId);
-            if (s == SessionTable.NONE || !this.owner[s].equals(owner)) {
+            if (s == SessionTable.NONE || !owner(s).equals(owner)) {
                 throw new RequestRefused(Wire.ENOENT, "connection " + hex(localCommId) + " is no connection of yours");
             }
             if (state(s) != State.ESTABLISHED) {
@@ -341,11 +341,11 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void sendDreq(int s, byte[] privateData) {
-        Answered x = answered[s];
-        x.lastSent = answer(s, new CmDreq(table.localCommId(s), table.remoteCommId(s), reqLocalQpn[s], Octets.of(privateData)));
+        Answered x = answered(s);
+        x.lastSent = answer(s, new CmDreq(table.localCommId(s), table.remoteCommId(s), columns(s).reqLocalQpn[at(s)], Octets.of(privateData)));
         state(s, State.DREQ_SENT);
         x.retriesLeft = maxRetries(s);
-        send(port[s], x.lastSent, "dreq");
+        send(port(s), x.lastSent, "dreq");
         arm(s);
     }
 
@@ -355,7 +355,7 @@ public final class Sessions implements AutoCloseable {
             int[] mine = new int[16];
             int n = 0;
             for (int s = 0; s < table.slots(); s++) {
-                if (table.live(s) && this.owner[s].equals(owner)) {
+                if (table.live(s) && owner(s).equals(owner)) {
                     if (n == mine.length) {
                         mine = Arrays.copyOf(mine, 2 * n);
                     }
@@ -385,7 +385,7 @@ public final class Sessions implements AutoCloseable {
     private void sendRej(int s, int reason) {
         CmRej rej = new CmRej(table.localCommId(s), table.remoteCommId(s), state(s) == State.REP_SENT ? 1 : 0, 0, reason,
                 Octets.zeros(0), Octets.zeros(0));
-        send(port[s], answer(s, rej), "rej");
+        send(port(s), answer(s, rej), "rej");
     }
 
     // ---- from the wire ----
@@ -408,7 +408,7 @@ public final class Sessions implements AutoCloseable {
                 } else if (state(s) == State.REP_SENT) {
                     cancel(s);
                     state(s, State.ESTABLISHED);
-                    answered[s].lastSent = null;
+                    answered(s).lastSent = null;
                     event(s, CmEventInfo.ESTABLISHED, 0);
                 }
             } else if (m instanceof CmDreq dreq) {
@@ -475,7 +475,7 @@ public final class Sessions implements AutoCloseable {
      */
     private void schedule(int s, long millis, Expiry expiry) {
         long trace = table.traceId(s);
-        answered[s].timer = timers.schedule(() -> {
+        answered(s).timer = timers.schedule(() -> {
             synchronized (lock) {
                 if (table.live(s) && table.traceId(s) == trace) {
                     expiry.run(s);
@@ -494,10 +494,10 @@ public final class Sessions implements AutoCloseable {
         if (state != State.REP_SENT && state != State.DREQ_SENT) {
             return;
         }
-        Answered x = answered[s];
+        Answered x = answered(s);
         if (x.retriesLeft > 0) {
             x.retriesLeft--;
-            send(port[s], x.lastSent, state == State.REP_SENT ? "rep-retry" : "dreq-retry");
+            send(port(s), x.lastSent, state == State.REP_SENT ? "rep-retry" : "dreq-retry");
             schedule(s, timeoutMillis(s), this::expired);
             return;
         }
@@ -522,7 +522,7 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void cancel(int s) {
-        Answered x = answered[s];
+        Answered x = answered(s);
         if (x != null && x.timer != null) {
             x.timer.cancel(false);
             x.timer = null;
@@ -530,14 +530,36 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void remove(int s) {
-        forgotten.forgotten(returnPath(s), port[s], table.localCommId(s), deliveredNanos[s]);
-        owner[s] = null;
-        port[s] = null;
-        answered[s] = null;
+        Columns c = columns(s);
+        int i = at(s);
+        forgotten.forgotten(returnPath(s), c.port[i], table.localCommId(s), c.deliveredNanos[i]);
+        c.owner[i] = null;
+        c.port[i] = null;
+        c.answered[i] = null;
         table.remove(s);
     }
 
     // ---- a slot's fields ----
+
+    private Columns columns(int s) {
+        return columns[s >>> SessionTable.CHUNK_SHIFT];
+    }
+
+    private static int at(int s) {
+        return s & (Columns.SLOTS - 1);
+    }
+
+    private String owner(int s) {
+        return columns(s).owner[at(s)];
+    }
+
+    private FrameSender port(int s) {
+        return columns(s).port[at(s)];
+    }
+
+    private Answered answered(int s) {
+        return columns(s).answered[at(s)];
+    }
 
     private State state(int s) {
         return STATES[table.flags(s) & STATE_BITS];
@@ -559,7 +581,9 @@ public final class Sessions implements AutoCloseable {
 
     /** The frame that answers the connection's REQ with {@code message}. */
     private byte[] answer(int s, CmMessage message) {
-        return RoceFrameBuilder.reply(headers, s * HEADERS, headerLength[s], message, transactionId[s]);
+        Columns c = columns(s);
+        int i = at(s);
+        return RoceFrameBuilder.reply(c.headers, i * HEADERS, c.headerLength[i], message, c.transactionId[i]);
     }
 
     /** The MRA rdma_cm sends for a REQ it has handed to its listener (CMA_CM_MRA_SETTING). */
@@ -568,8 +592,10 @@ public final class Sessions implements AutoCloseable {
     }
 
     private ReturnPath returnPath(int s) {
-        return new ReturnPath(Arrays.copyOfRange(headers, s * HEADERS, s * HEADERS + headerLength[s]), transactionId[s],
-                new Gid(requesterHi[s], requesterLo[s]), true, table.remoteCommId(s), table.remoteCaGuid(s));
+        Columns c = columns(s);
+        int i = at(s);
+        return new ReturnPath(Arrays.copyOfRange(c.headers, i * HEADERS, i * HEADERS + c.headerLength[i]), c.transactionId[i],
+                new Gid(c.requesterHi[i], c.requesterLo[i]), true, table.remoteCommId(s), table.remoteCaGuid(s));
     }
 
     /** Told of each connection as it is forgotten, whatever ended it. */
@@ -589,7 +615,7 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void event(int s, int event, int reason) {
-        if (!consumers.notify(owner[s], new CmEventInfo(table.traceId(s), table.localCommId(s), event, reason))) {
+        if (!consumers.notify(owner(s), new CmEventInfo(table.traceId(s), table.localCommId(s), event, reason))) {
             metrics.drop("event-consumer-gone");
         }
     }

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The session table against a plain model (a map from slot to keys): after any sequence of adds and
- * removes, through growth and a full table, every key finds a live connection that has it, no key
+ * removes, through new chunks of slots and a full table, every key finds a live connection that has it, no key
  * finds one that does not, and the slots keep what was put in them. Keys are drawn from small ranges
  * so that hashes collide, keys repeat and deletions shift probe chains.
  */
@@ -27,8 +27,9 @@ class SessionTableProperties {
     void lookupsAgreeWithAModel(@ForAll long seed, @ForAll @IntRange(min = 1, max = 9000) int maxSlots,
             @ForAll @IntRange(min = 1, max = 20000) int operations, @ForAll @IntRange(min = 1, max = 4000) int keyRange) {
         Random random = new Random(seed);
-        int[] grown = {0};
-        SessionTable table = new SessionTable(maxSlots, (n, used) -> grown[0] = n);
+        // Chunks of 64 slots, so that a run takes many of them; each must be announced once, in order.
+        List<Integer> chunks = new ArrayList<>();
+        SessionTable table = new SessionTable(maxSlots, 6, chunks::add);
         Map<Integer, Keys> model = new HashMap<>();
         List<Integer> live = new ArrayList<>();
         for (int i = 0; i < operations; i++) {
@@ -53,7 +54,10 @@ class SessionTableProperties {
                 check(table, model, keyRange);
             }
         }
-        assertThat(grown[0]).isEqualTo(table.slots()).isLessThanOrEqualTo(maxSlots);
+        assertThat(table.slots()).isEqualTo(chunks.size() * 64).isLessThan(maxSlots + 64);
+        for (int c = 0; c < chunks.size(); c++) {
+            assertThat(chunks.get(c)).isEqualTo(c);
+        }
     }
 
     private static void check(SessionTable table, Map<Integer, Keys> model, int keyRange) {

@@ -3,18 +3,27 @@ package io.cmdemux.service.serve;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import org.junit.jupiter.api.Test;
 
 class SessionsConfigTest {
 
     @Test
-    void maxSessionsIsRefusedWhereTheHeadersOfAllAnswersWouldNotFitOneArray() {
-        assertThat((long) Sessions.MAX_SESSIONS * RoceFrameBuilder.MAX_REPLY_HEADERS).isLessThanOrEqualTo(Integer.MAX_VALUE);
-        assertThat((long) (Sessions.MAX_SESSIONS + 1) * RoceFrameBuilder.MAX_REPLY_HEADERS).isGreaterThan(Integer.MAX_VALUE);
+    void maxSessionsIsRefusedBeyondIndexesThatFitJavaArrays() {
+        long length = SessionTable.indexLength(Sessions.MAX_SESSIONS);
+        assertThat(length).isGreaterThanOrEqualTo(2L * Sessions.MAX_SESSIONS).isLessThanOrEqualTo(Integer.MAX_VALUE - 8);
+        assertThat(Long.bitCount(length)).isEqualTo(1);
         assertThat(new Sessions.Config(Sessions.MAX_SESSIONS, 1000, 60_000).maxSessions()).isEqualTo(Sessions.MAX_SESSIONS);
         assertThatThrownBy(() -> new Sessions.Config(Sessions.MAX_SESSIONS + 1, 1000, 60_000))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxSessions");
         assertThatThrownBy(() -> new Sessions.Config(0, 1000, 60_000)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void everyIndexIsAtMostHalfFullAtTheLimit() {
+        for (int max : new int[] {1, 2, 3, 4096, 4097, 1 << 20, (1 << 20) + 1}) {
+            int length = SessionTable.indexLength(max);
+            assertThat(Integer.bitCount(length)).as("power of two for %d", max).isEqualTo(1);
+            assertThat((long) length).as("room for %d", max).isGreaterThanOrEqualTo(2L * max).isLessThanOrEqualTo(4L * max + 4);
+        }
     }
 }
