@@ -4,8 +4,6 @@ import io.cmdemux.namespaces.NetnsId;
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelFutureListener;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.RejectedExecutionException;
@@ -29,9 +27,7 @@ final class Connection {
     private final Queue<ByteBuf> outbox = new ConcurrentLinkedQueue<>();
     private final AtomicBoolean drainQueued = new AtomicBoolean();
     final AtomicBoolean queryRunning = new AtomicBoolean();
-    private final int maxOutstanding;
-    // traceId → listenerId of requests delivered and not answered yet; oldest forgotten first
-    private final LinkedHashMap<Long, Long> outstanding;
+    private final Outstanding outstanding;
 
     Connection(long id, Channel channel, Via via, NetnsId netns, int pid, int maxOutstanding) {
         this.id = id;
@@ -39,13 +35,7 @@ final class Connection {
         this.via = via;
         this.netns = netns;
         this.pid = pid;
-        this.maxOutstanding = maxOutstanding;
-        this.outstanding = new LinkedHashMap<>(16, 0.75f, false) {
-            @Override
-            protected boolean removeEldestEntry(Map.Entry<Long, Long> eldest) {
-                return size() > Connection.this.maxOutstanding;
-            }
-        };
+        this.outstanding = new Outstanding(maxOutstanding);
     }
 
     /** null until a host-socket peer has been identified. */
