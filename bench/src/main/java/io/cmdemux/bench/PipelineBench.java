@@ -96,11 +96,11 @@ public class PipelineBench {
         }
 
         @Override
-        public boolean deliver(Delivery d) {
+        public Handover deliver(Delivery d) {
             byte[] b = Messages.encodeRequest(++seq, d.traceId(), d.listener().bindOrder(), d.meta(), d.frame(),
                     DecisionSummary.of(d.decision()), "pod");
             deliveredBytes += b.length;
-            return true;
+            return Handover.TAKEN;
         }
 
         @Override

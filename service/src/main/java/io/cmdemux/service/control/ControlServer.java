@@ -382,31 +382,31 @@ public final class ControlServer implements Consumers {
 
     /**
      * Sends the REQ to the connection that owns {@code d.listener()}; safe from any thread, and
-     * it does not wait for the socket. False, counted as {@code deliver.<why>}, when the listener
+     * it does not wait for the socket. Not taken, counted as {@code deliver.<why>}, when the listener
      * is not (or no longer) one of ours, its consumer has gone, the consumer's namespace is not
-     * the listener's, or the consumer is not reading (over 1 MiB already queued for it).
+     * the listener's (GONE), or the consumer is not reading (BACKLOG: over 1 MiB already queued for it).
      */
     @Override
-    public boolean deliver(Delivery d) {
+    public Handover deliver(Delivery d) {
         Listener l = d.listener();
         long owner = l == null ? -1 : registry.ownerOf(l.bindOrder());
         if (owner < 0 || !ListenerRegistry.owner(owner).equals(l.owner())) {
             counters.inc("deliver.listener-gone");
-            return false;
+            return Handover.GONE;
         }
         Connection c = connections.get(owner);
         if (c == null || !c.channel.isActive()) {
             counters.inc("deliver.consumer-gone");
-            return false;
+            return Handover.GONE;
         }
         if (!l.netns().equals(c.netns())) {
             counters.inc("deliver.netns-mismatch");
             log.warn("not delivering trace {}: listener {} is in {} but {} is in {}", d.traceId(), l.bindOrder(), l.netns(), c, c.netns());
-            return false;
+            return Handover.GONE;
         }
         if (!c.channel.isWritable()) {
             counters.inc("deliver.backlog");
-            return false;
+            return Handover.BACKLOG;
         }
         DecisionSummary summary = d.decision() == null
                 ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0, l.netns().inode(), 0)
@@ -427,7 +427,7 @@ public final class ControlServer implements Consumers {
             }
         }
         counters.inc("deliver.sent");
-        return true;
+        return Handover.TAKEN;
     }
 
     @Override

@@ -15,12 +15,21 @@ public interface Consumers extends AutoCloseable {
     /** The listeners now registered; a new generation on every change. */
     ListenerTable listeners();
 
-    /**
-     * Hands a request to the consumer that registered {@code delivery.listener()}.
-     *
-     * @return false when that consumer is gone (its listeners are being removed)
-     */
-    boolean deliver(Delivery delivery);
+    /** What became of a request handed to {@link #deliver}. */
+    enum Handover {
+        /** Queued for its consumer. */
+        TAKEN,
+        /** Its listener or consumer is gone (the listeners are being removed), or is in another namespace. */
+        GONE,
+        /**
+         * Its consumer is not reading: what is queued for it is over the limit. ucma's listener backlog
+         * is full then, and the kernel drops the request silently so that the peer retries.
+         */
+        BACKLOG
+    }
+
+    /** Hands a request to the consumer that registered {@code delivery.listener()}. */
+    Handover deliver(Delivery delivery);
 
     /**
      * From now until {@link #releaseDeliveries()}, what this thread delivers is queued for its

@@ -128,10 +128,18 @@ public final class Dispatcher {
                 if (meta.sidr()) {
                     pending.put(traceId, new Pending(path, port, localCommId));
                 }
-                boolean taken = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
-                if (!taken) {
+                Consumers.Handover handover = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
+                if (handover != Consumers.Handover.TAKEN) {
                     pending.invalidate(traceId);
                     sessions.forget(traceId);
+                    if (handover == Consumers.Handover.BACKLOG) {
+                        // ucma_connect_event_handler: a listener whose backlog is full makes the handler fail with
+                        // -ENOMEM, and the request is dropped without a REJ so that the peer retries.
+                        metrics.decision("drop", "");
+                        metrics.drop(CONSUMER_BACKLOG);
+                        return new Decision(Decision.Outcome.DROP, null, "consumer backlog full: the listener's consumer is not reading",
+                                d.netdev(), d.netns(), d.listener(), d.mode(), d.trace(), d.topologyGeneration());
+                    }
                     metrics.decision("reject", "consumer-gone");
                     answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
                     return d;
@@ -155,6 +163,9 @@ public final class Dispatcher {
         }
         return d;
     }
+
+    /** drops_total's reason for a request whose consumer is not reading. */
+    static final String CONSUMER_BACKLOG = "consumer-backlog";
 
     /** The drop reason of a request that found {@code --max-sessions} connections held (drops_total{reason="sessions-full"}). */
     static final String SESSIONS_FULL = "sessions full: the daemon holds --max-sessions connections; the requester's retry may find room";

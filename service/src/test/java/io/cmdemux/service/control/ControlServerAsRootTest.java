@@ -12,6 +12,7 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.service.serve.Consumers;
+import io.cmdemux.service.serve.Consumers;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -235,7 +236,7 @@ class ControlServerAsRootTest {
         b.listen(tcp("0.0.0.0", 7471));
         Listener la = lab.listener(l -> l.netns().equals(uncheckedId(podA)));
         Consumers.Delivery d = ControlLab.delivery(0x1122334455667788L, la, IP_A, 0xdeadbeefL);
-        assertThat(lab.server.deliver(d)).isTrue();
+        assertThat(lab.server.deliver(d)).isEqualTo(Consumers.Handover.TAKEN);
 
         DeliveredRequest got = a.nextRequest(Duration.ofSeconds(5));
         assertThat(got).isNotNull();
@@ -259,7 +260,7 @@ class ControlServerAsRootTest {
 
         a.close();
         ControlLab.await("podA's listener to vanish", () -> lab.server.listeners().all().size() == 1);
-        assertThat(lab.server.deliver(d)).as("a consumer that left gets nothing").isFalse();
+        assertThat(lab.server.deliver(d)).as("a consumer that left gets nothing").isEqualTo(Consumers.Handover.GONE);
     }
 
     /** The server, and a consumer in podA listening on TCP port 7471 of every address. */
@@ -278,8 +279,8 @@ class ControlServerAsRootTest {
         // a request (and answer it) before its MRA is on the wire. A CM event queued meanwhile shares the
         // consumer's one wake-up, so it comes after them.
         lab.server.holdDeliveries();
-        assertThat(lab.server.deliver(ControlLab.delivery(1, la, IP_A, 11))).isTrue();
-        assertThat(lab.server.deliver(ControlLab.delivery(2, la, IP_A, 12))).isTrue();
+        assertThat(lab.server.deliver(ControlLab.delivery(1, la, IP_A, 11))).isEqualTo(Consumers.Handover.TAKEN);
+        assertThat(lab.server.deliver(ControlLab.delivery(2, la, IP_A, 12))).isEqualTo(Consumers.Handover.TAKEN);
         assertThat(lab.server.notify(la.owner(), new CmEventInfo(9, 0x99, CmEventInfo.ESTABLISHED, 0))).isTrue();
         assertThat(a.nextRequest(Duration.ofMillis(300))).as("nothing held is written before the release").isNull();
         assertThat(a.nextEvent(Duration.ofMillis(100))).as("nor the event queued behind it").isNull();
@@ -289,7 +290,7 @@ class ControlServerAsRootTest {
         assertThat(a.nextRequest(Duration.ofSeconds(5)).traceId()).isEqualTo(2);
         assertThat(a.nextEvent(Duration.ofSeconds(5))).as("the event, after the release").isNotNull();
         // Released, this thread delivers at once again.
-        assertThat(lab.server.deliver(ControlLab.delivery(3, la, IP_A, 13))).isTrue();
+        assertThat(lab.server.deliver(ControlLab.delivery(3, la, IP_A, 13))).isEqualTo(Consumers.Handover.TAKEN);
         assertThat(a.nextRequest(Duration.ofSeconds(5)).traceId()).isEqualTo(3);
     }
 
@@ -299,6 +300,7 @@ class ControlServerAsRootTest {
         Listener la = lab.listener(l -> true);
         int n = 5000;
         List<List<Long>> accepted = List.of(new ArrayList<>(), new ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger otherThanBacklog = new java.util.concurrent.atomic.AtomicInteger();
         Thread[] senders = new Thread[2];
         // Two pipeline threads deliver at once, as the daemon's may, faster than any consumer reads.
         for (int t = 0; t < senders.length; t++) {
@@ -306,8 +308,11 @@ class ControlServerAsRootTest {
             long base = (long) t * n;
             senders[t] = new Thread(() -> {
                 for (long i = base; i < base + n; i++) {
-                    if (lab.server.deliver(ControlLab.delivery(i, la, IP_A, i))) {
+                    Consumers.Handover h = lab.server.deliver(ControlLab.delivery(i, la, IP_A, i));
+                    if (h == Consumers.Handover.TAKEN) {
                         mine.add(i);
+                    } else if (h != Consumers.Handover.BACKLOG) {
+                        otherThanBacklog.incrementAndGet();
                     }
                 }
             });
@@ -317,7 +322,8 @@ class ControlServerAsRootTest {
             t.join();
         }
         int total = accepted.get(0).size() + accepted.get(1).size();
-        // Over the 1 MiB high-water mark deliver() says no (the pipeline REJs or drops); below it nothing is lost.
+        assertThat(otherThanBacklog.get()).as("a consumer that is there but not reading: BACKLOG, not GONE").isZero();
+        // Over the 1 MiB high-water mark deliver() says BACKLOG (the pipeline drops, as ucma does); below it nothing is lost.
         assertThat(lab.server.counters().get("deliver.sent")).isEqualTo(total);
         assertThat(lab.server.counters().get("deliver.backlog")).isEqualTo(2L * n - total);
         assertThat(total).as("at least the high-water mark's worth is queued").isGreaterThan(3000);
@@ -341,7 +347,7 @@ class ControlServerAsRootTest {
         Listener la = lab.listener(l -> true);
         int n = 300;
         for (long t = 1; t <= n; t++) {
-            assertThat(lab.server.deliver(ControlLab.delivery(t, la, IP_A, t))).isTrue();
+            assertThat(lab.server.deliver(ControlLab.delivery(t, la, IP_A, t))).isEqualTo(Consumers.Handover.TAKEN);
         }
         List<DeliveredRequest> got = new ArrayList<>();
         while (got.size() < n) {
@@ -395,7 +401,7 @@ class ControlServerAsRootTest {
         ControlClient a = lab.podClient(podA);
         a.listen(tcp("0.0.0.0", 7471));
         Listener la = lab.listener(l -> true);
-        assertThat(lab.server.deliver(ControlLab.delivery(5, la, IP_A, 1))).isTrue();
+        assertThat(lab.server.deliver(ControlLab.delivery(5, la, IP_A, 1))).isEqualTo(Consumers.Handover.TAKEN);
         assertThat(a.nextRequest(Duration.ofSeconds(5))).isNotNull();
         assertThat(refusal(() -> a.reject(new Rejection(5, 28, new byte[Wire.MAX_ARI + 1], null)))).isEqualTo(Wire.EMSGSIZE);
         assertThat(rejects).isEmpty();

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.service.serve.Consumers;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -55,7 +56,7 @@ class ListenCommandAsRootTest {
             assertThat(listening.path("address").asText()).isEqualTo(IP_A);
             Listener l = lab.listener(x -> x.port() == 7471);
             for (int i = 1; i <= 3; i++) {
-                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i))).isTrue();
+                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i))).isEqualTo(Consumers.Handover.TAKEN);
                 JsonNode req = p.nextJson();
                 assertThat(req.path("event").asText()).isEqualTo("req");
                 assertThat(req.path("traceId").asText()).isEqualTo(Long.toString(1000 + i));
@@ -81,7 +82,7 @@ class ListenCommandAsRootTest {
         try {
             p.nextJson();
             Listener l = lab.listener(x -> x.port() == 7471);
-            assertThat(lab.server.deliver(ControlLab.delivery(77, l, IP_B, 5))).isTrue();
+            assertThat(lab.server.deliver(ControlLab.delivery(77, l, IP_B, 5))).isEqualTo(Consumers.Handover.TAKEN);
             assertThat(p.nextJson().path("rejected").asInt()).isEqualTo(28);
             ControlLab.await("the REJECT", () -> !rejects.isEmpty());
             assertThat(rejects.get(0)).containsExactly(77, 28);
