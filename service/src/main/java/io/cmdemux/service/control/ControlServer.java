@@ -164,8 +164,8 @@ public final class ControlServer implements Consumers {
     private volatile AcceptHandler acceptHandler;
     private volatile DisconnectHandler disconnectHandler;
     private volatile Channel hostServer;
-    /** Per thread, between holdDeliveries and releaseDeliveries: the connections to wake at the release. */
-    private final ThreadLocal<List<Connection>> held = new ThreadLocal<>();
+    /** Per thread: between holdDeliveries and releaseDeliveries, what it delivers, handed over at the release. */
+    private final ThreadLocal<Held> held = new ThreadLocal<>();
     private volatile boolean closed;
 
     /**
@@ -413,40 +413,70 @@ public final class ControlServer implements Consumers {
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
         // Encoded here, on the pipeline's thread, straight into a pooled direct buffer: the event loop
-        // hands it to writev as it is, with no copy and no garbage.
+        // hands it to writev as it is, with no copy and no garbage. A held batch's deliveries to one
+        // consumer share one buffer: one allocation and one write for the batch, not one per request.
         String netnsName = names.of(decided);
-        ByteBuf bytes = c.channel.alloc().directBuffer(Messages.requestLength(d.meta(), d.frame(), netnsName));
+        int length = Messages.requestLength(d.meta(), d.frame(), netnsName);
+        Held h = held.get();
+        if (h != null && !h.holding) {
+            h = null;
+        }
+        ByteBuf bytes = h != null ? h.buffer(c, length) : c.channel.alloc().directBuffer(length);
         Messages.writeRequest(bytes, c.nextSeq(), d.traceId(), l.bindOrder(), d.meta(), d.frame(), summary, netnsName);
         c.expect(d.traceId(), l.bindOrder());
-        if (c.queue(bytes)) {
-            List<Connection> woken = held.get();
-            if (woken != null) {
-                woken.add(c);
-            } else {
-                c.drainSoon(counters);
-            }
+        if (h == null && c.queue(bytes)) {
+            c.drainSoon(counters);
         }
         counters.inc("deliver.sent");
         return Handover.TAKEN;
     }
 
-    @Override
-    public void holdDeliveries() {
-        if (held.get() == null) {
-            held.set(new java.util.ArrayList<>());
+    /** One thread's deliveries between holdDeliveries and releaseDeliveries: a buffer per consumer. */
+    private static final class Held {
+        /** Deliveries a batch's buffer is first made for; it grows past them. */
+        private static final int BATCH_HINT = 16;
+        boolean holding;
+        final List<Connection> consumers = new java.util.ArrayList<>(4);
+        final List<ByteBuf> buffers = new java.util.ArrayList<>(4);
+
+        ByteBuf buffer(Connection c, int length) {
+            for (int i = 0; i < consumers.size(); i++) {
+                if (consumers.get(i) == c) {
+                    return buffers.get(i);
+                }
+            }
+            ByteBuf b = c.channel.alloc().directBuffer(length * BATCH_HINT);
+            consumers.add(c);
+            buffers.add(b);
+            return b;
         }
     }
 
     @Override
+    public void holdDeliveries() {
+        Held h = held.get();
+        if (h == null) {
+            h = new Held();
+            held.set(h);
+        }
+        h.holding = true;
+    }
+
+    @Override
     public void releaseDeliveries() {
-        List<Connection> woken = held.get();
-        if (woken == null) {
+        Held h = held.get();
+        if (h == null || !h.holding) {
             return;
         }
-        held.remove();
-        for (Connection c : woken) {
-            c.drainSoon(counters);
+        h.holding = false;
+        for (int i = 0; i < h.consumers.size(); i++) {
+            Connection c = h.consumers.get(i);
+            if (c.queue(h.buffers.get(i))) {
+                c.drainSoon(counters);
+            }
         }
+        h.consumers.clear();
+        h.buffers.clear();
     }
 
     /** The handler runs on a Netty event loop: it must hand slow work (sending the REJ may be) to its own thread. */

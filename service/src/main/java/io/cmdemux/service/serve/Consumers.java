@@ -32,11 +32,11 @@ public interface Consumers extends AutoCloseable {
     Handover deliver(Delivery delivery);
 
     /**
-     * From now until {@link #releaseDeliveries()}, what this thread delivers is queued for its
+     * From now until {@link #releaseDeliveries()}, what this thread delivers is kept for its
      * consumers but not yet handed over: a batch of frames is answered on the wire (its MRAs) before
-     * any consumer can answer one of its requests, and each consumer is woken once for the batch.
-     * Another thread's delivery, or a CM event, to a consumer this thread has woken nothing for yet
-     * waits for the release too (they share the consumer's one wake-up): a batch's time at most.
+     * any consumer can answer one of its requests, and each consumer gets the batch's requests to it
+     * in one write. Other threads' deliveries and CM events go their own way meanwhile; none of them
+     * can be about a request of the batch, which no consumer has seen yet.
      */
     default void holdDeliveries() {}
 
