@@ -28,10 +28,15 @@ final class SessionTable {
     private int freeCount;
     /** The keys, a chunk of slots each; never copied, so taking more slots moves nothing. */
     private Keys[] chunks = new Keys[0];
-    private final Index byLocal = new Index() {
+    private final KeyIndex byLocal = new KeyIndex() {
         @Override
         int hash(int slot) {
             return mix(localCommId(slot));
+        }
+
+        @Override
+        boolean holds(int slot, long key) {
+            return localCommId(slot) == (int) key;
         }
     };
     private final Index byRemote = new Index() {
@@ -40,10 +45,15 @@ final class SessionTable {
             return remoteHash(remoteCommId(slot), remoteCaGuid(slot));
         }
     };
-    private final Index byTrace = new Index() {
+    private final KeyIndex byTrace = new KeyIndex() {
         @Override
         int hash(int slot) {
             return mix(Long.hashCode(traceId(slot)));
+        }
+
+        @Override
+        boolean holds(int slot, long key) {
+            return traceId(slot) == key;
         }
     };
     private final Column[] columns;
@@ -163,15 +173,7 @@ final class SessionTable {
     }
 
     int byLocal(int local) {
-        int h = mix(local);
-        long[] t = byLocal.table;
-        int mask = t.length - 1;
-        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
-            if ((int) (t[p] >>> 32) == h && localCommId((int) t[p] - 1) == local) {
-                return (int) t[p] - 1;
-            }
-        }
-        return NONE;
+        return byLocal.find(local, mix(local));
     }
 
     int byRemote(int remote, long remoteGuid) {
@@ -188,15 +190,7 @@ final class SessionTable {
     }
 
     int byTrace(long trace) {
-        int h = mix(Long.hashCode(trace));
-        long[] t = byTrace.table;
-        int mask = t.length - 1;
-        for (int p = h & mask; t[p] != 0; p = (p + 1) & mask) {
-            if ((int) (t[p] >>> 32) == h && traceId((int) t[p] - 1) == trace) {
-                return (int) t[p] - 1;
-            }
-        }
-        return NONE;
+        return byTrace.find(trace, mix(Long.hashCode(trace)));
     }
 
     int localCommId(int slot) {
@@ -291,6 +285,23 @@ final class SessionTable {
                 }
             }
             table[hole] = 0;
+        }
+    }
+
+    /** An index of a key of one part, found by {@link #find}. */
+    private abstract static class KeyIndex extends Index {
+        /** Whether the connection in {@code slot} has {@code key}. */
+        abstract boolean holds(int slot, long key);
+
+        /** The slot of a connection whose key is {@code key}, whose hash is {@code h}; or NONE. */
+        int find(long key, int h) {
+            int mask = table.length - 1;
+            for (int p = h & mask; table[p] != 0; p = (p + 1) & mask) {
+                if ((int) (table[p] >>> 32) == h && holds((int) table[p] - 1, key)) {
+                    return (int) table[p] - 1;
+                }
+            }
+            return NONE;
         }
     }
 }
