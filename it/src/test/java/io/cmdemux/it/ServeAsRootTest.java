@@ -4,17 +4,6 @@ import static io.cmdemux.namespaces.testkit.Host.sh;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.cmdemux.gid.Gid;
-import io.cmdemux.ingress.wire.L2Header;
-import io.cmdemux.ingress.wire.L3Header;
-import io.cmdemux.ingress.wire.Mad;
-import io.cmdemux.ingress.wire.PortSpace;
-import io.cmdemux.ingress.wire.RdmaCmRequests;
-import io.cmdemux.ingress.wire.RoceFrameBuilder;
-import io.cmdemux.namespaces.NetnsExecutor;
-import io.cmdemux.netdev.HwAddr;
-import io.cmdemux.netdev.InetAddresses;
-import io.cmdemux.netdev.PacketSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -79,43 +68,17 @@ class ServeAsRootTest {
         assertThat(f.metric("drops_total{reason=\"no-gid\"}")).isGreaterThanOrEqualTo(1);
     }
 
-    /** Frames a peer could send, sent from the client namespace onto the wire. */
-    private static void inject(List<byte[]> frames) throws Exception {
-        JsonNode link = ServeFixture.JSON.readTree(sh("ip", "-n", f.cli, "-j", "link", "show", "dev", f.clientIf())).get(0);
-        int ifindex = link.get("ifindex").asInt();
-        try (NetnsExecutor exec = new NetnsExecutor(1)) {
-            exec.call("/run/netns/" + f.cli, () -> {
-                try (PacketSocket s = PacketSocket.open(ifindex, null, 100)) {
-                    for (byte[] fr : frames) {
-                        s.send(fr);
-                    }
-                }
-                return null;
-            });
-        }
-    }
-
-    private static byte[] req(int commId, String dst) throws Exception {
-        JsonNode link = ServeFixture.JSON.readTree(sh("ip", "-n", f.cli, "-j", "link", "show", "dev", f.clientIf())).get(0);
-        HwAddr src = HwAddr.parse(link.get("address").asText());
-        HwAddr dmac = HwAddr.parse("02:88:00:00:00:0" + dst.charAt(dst.length() - 1));
-        var s = InetAddresses.parse("10.88.0.99");
-        var d = InetAddresses.parse(dst);
-        var r = RdmaCmRequests.req(commId, 0x0288000000000099L, 0x21, 0x200, PortSpace.TCP, s, 40001, d, 7471, null);
-        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)), 0xc001, 0xffff, 0, Mad.of(r, commId));
-    }
-
     @Test
     @Order(2)
     void badFramesAreCountedAndDoNotBlockGoodOnes() throws Exception {
         double malformed = f.metric("frames_total{result=\"malformed\"}");
         double badIcrc = f.metric("frames_total{result=\"bad-icrc\"}");
-        byte[] good = req(0x5a5a0001, "10.88.0.11");
+        byte[] good = f.req(0x5a5a0001, "10.88.0.11", 7471);
         byte[] wrongIcrc = good.clone();
         wrongIcrc[wrongIcrc.length - 1] ^= 0x55;
         byte[] truncated = java.util.Arrays.copyOf(good, 100);
         byte[] shortMad = java.util.Arrays.copyOf(good, good.length - 40);
-        inject(List.of(wrongIcrc, truncated, shortMad, truncated));
+        f.inject(List.of(wrongIcrc, truncated, shortMad, truncated));
         JsonNode after = f.connect("10.88.0.11:7471", 3000, "--no-wait-rep");
         assertThat(after.get("result").asText()).isEqualTo("mra");
         assertThat(f.metric("frames_total{result=\"bad-icrc\"}") - badIcrc).isEqualTo(1);
@@ -127,8 +90,8 @@ class ServeAsRootTest {
     @Order(3)
     void aRetransmittedReqReachesTheConsumerOnce() throws Exception {
         int before = ServeFixture.reqs(pod1).size();
-        byte[] r = req(0x5a5a0002, "10.88.0.11");
-        inject(List.of(r, r, r));
+        byte[] r = f.req(0x5a5a0002, "10.88.0.11", 7471);
+        f.inject(List.of(r, r, r));
         Thread.sleep(500);
         List<JsonNode> got = ServeFixture.reqs(pod1);
         assertThat(got.size() - before).isEqualTo(1);

@@ -4,8 +4,19 @@ import static io.cmdemux.namespaces.testkit.Host.bash;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.wire.L2Header;
+import io.cmdemux.ingress.wire.L3Header;
+import io.cmdemux.ingress.wire.Mad;
+import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.ingress.wire.RdmaCmRequests;
+import io.cmdemux.ingress.wire.RoceFrameBuilder;
+import io.cmdemux.namespaces.NetnsExecutor;
 import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.namespaces.testkit.Netns;
+import io.cmdemux.netdev.HwAddr;
+import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.netdev.PacketSocket;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -152,6 +163,41 @@ final class ServeFixture implements AutoCloseable {
             throw new AssertionError("connect printed nothing; stderr: " + r.err());
         }
         return JSON.readTree(last);
+    }
+
+    private JsonNode clientLink;
+
+    /** The client's end of the uplink, as `ip -j link` shows it (it does not change). */
+    private JsonNode clientLink() throws IOException {
+        if (clientLink == null) {
+            clientLink = JSON.readTree(Host.sh("ip", "-n", cli, "-j", "link", "show", "dev", clientIf())).get(0);
+        }
+        return clientLink;
+    }
+
+    /** Frames a peer could send, sent from the client namespace onto the wire. */
+    void inject(List<byte[]> frames) throws Exception {
+        int ifindex = clientLink().get("ifindex").asInt();
+        try (NetnsExecutor exec = new NetnsExecutor(1)) {
+            exec.call("/run/netns/" + cli, () -> {
+                try (PacketSocket s = PacketSocket.open(ifindex, null, 100)) {
+                    for (byte[] fr : frames) {
+                        s.send(fr);
+                    }
+                }
+                return null;
+            });
+        }
+    }
+
+    /** A REQ from the client (10.88.0.99) to pod {@code dst} (one of 10.88.0.11–13) and {@code port}, with comm ID {@code commId}. */
+    byte[] req(int commId, String dst, int port) throws Exception {
+        HwAddr src = HwAddr.parse(clientLink().get("address").asText());
+        HwAddr dmac = HwAddr.parse("02:88:00:00:00:0" + dst.charAt(dst.length() - 1));
+        var s = InetAddresses.parse("10.88.0.99");
+        var d = InetAddresses.parse(dst);
+        var r = RdmaCmRequests.req(commId, 0x0288000000000099L, 0x21, 0x200, PortSpace.TCP, s, 40001, d, port, null);
+        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)), 0xc001, 0xffff, 0, Mad.of(r, commId));
     }
 
     /** REQ lines a listener printed. */
