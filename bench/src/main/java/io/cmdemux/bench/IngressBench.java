@@ -15,6 +15,7 @@ import io.cmdemux.netdev.PacketSocket;
 import io.cmdemux.service.control.ControlClient;
 import io.cmdemux.service.control.DeliveredRequest;
 import io.cmdemux.service.control.ListenSpec;
+import io.cmdemux.service.serve.SoftPortTap;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -25,8 +26,9 @@ import java.util.List;
  * <ul>
  * <li>{@code send IFINDEX SRCMAC SRCIP SECONDS DST=MAC...}: in the client namespace, replays prebuilt
  *     REQ frames with distinct comm IDs to the pods, as fast as one thread can;</li>
- * <li>{@code baseline IFINDEX SECONDS}: a bare AF_PACKET loop on the port netdev counting frames that
- *     pass the same UDP 4791 filter — the limit the daemon is measured against;</li>
+ * <li>{@code baseline IFINDEX SECONDS [batched]}: a bare AF_PACKET loop on the port netdev counting frames that
+ *     pass the same UDP 4791 filter, one frame per call or in the daemon's batches — the limits the
+ *     daemon is measured against;</li>
  * <li>{@code consume IP PORT SECONDS [client|accept|accept-serial]}: in a pod, a consumer that registers
  *     over @cmdemux and counts delivered REQs: a {@link BatchConsumer} by default, ControlClient's
  *     DeliveredRequest per REQ with {@code client}; with {@code accept} (or {@code accept-serial}) it
@@ -39,7 +41,7 @@ public final class IngressBench {
     public static void main(String[] a) throws Exception {
         switch (a[0]) {
             case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
-            case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]));
+            case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]), a.length > 3 && a[3].equals("batched"));
             case "consume" -> {
                 if (a.length > 4 && a[4].startsWith("accept")) {
                     AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept-serial"));
@@ -85,17 +87,22 @@ public final class IngressBench {
         System.out.printf("sent=%d rate=%.0f/s%n", sent, sent / (double) seconds);
     }
 
-    private static void baseline(int ifindex, int seconds) throws Exception {
+    /**
+     * Counts the frames that pass the UDP 4791 filter: one recvmmsg per frame, or with {@code batched}
+     * the daemon's own socket and batches (SoftPortTap's receive buffer, recvmmsg of
+     * SoftPortTap.BATCH frames, each copied out as the tap copies it), which is the limit for the tap thread.
+     */
+    private static void baseline(int ifindex, int seconds, boolean batched) throws Exception {
         long n = 0;
-        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
+        try (PacketSocket s = batched ? SoftPortTap.openSocket(ifindex)
+                : PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
+            PacketSocket.Batch batch = new PacketSocket.Batch(batched ? SoftPortTap.BATCH : 1);
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() < end) {
-                if (s.receive() != null) {
-                    n++;
-                }
+                n += s.receive(batch);
             }
         }
-        System.out.printf("baseline_frames=%d rate=%.0f/s%n", n, n / (double) seconds);
+        System.out.printf("baseline_frames=%d rate=%.0f/s%s%n", n, n / (double) seconds, batched ? " (batched)" : "");
     }
 
     /** A consumer connected over @cmdemux and listening on {@code ip:port}; says "listening" for the scripts. */

@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
 public final class SoftPortTap implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SoftPortTap.class);
     /** Frames taken by one recvmmsg(2): enough to empty a burst in a few calls, 4 MiB of native buffers. */
-    static final int BATCH = 64;
+    public static final int BATCH = 64;
     /** Answers queued for one sendmmsg: an MRA per REQ of a full batch, and room for larger REJs. */
     static final int REPLY_BATCH = 2 * BATCH;
     static final int REPLY_BUFFER = 64 << 10;
