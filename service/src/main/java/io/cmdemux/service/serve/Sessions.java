@@ -25,7 +25,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -104,7 +104,7 @@ public final class Sessions implements AutoCloseable {
     private final Metrics metrics;
     private final long localCaGuid;
     private final int randomIdOperand = ThreadLocalRandom.current().nextInt();
-    private final AtomicInteger nextCommId = new AtomicInteger();
+    private final AtomicLong issuedCommIds = new AtomicLong();
     private final Object lock = new Object();
     private final SessionTable table;
     /** The slots' other fields, a chunk of the table's slots each (all under lock). */
@@ -169,15 +169,27 @@ public final class Sessions implements AutoCloseable {
      */
     public int newCommId() {
         while (true) {
-            int id = nextCommId.getAndIncrement() ^ randomIdOperand;
-            if (id != 0) {
-                synchronized (lock) {
-                    if (table.byLocal(id) == SessionTable.NONE) {
-                        return id;
-                    }
+            long n = issuedCommIds.getAndIncrement();
+            int id = (int) n ^ randomIdOperand;
+            if (id == 0) {
+                continue;
+            }
+            // Until the counter has gone round once, no ID was handed out twice: none can be in use.
+            // Looking each new one up would cost a cache miss in a large index per request.
+            if (n < 1L << 32) {
+                return id;
+            }
+            synchronized (lock) {
+                if (table.byLocal(id) == SessionTable.NONE) {
+                    return id;
                 }
             }
         }
+    }
+
+    /** Sets how many comm IDs have been handed out, for tests of the counter's second round. */
+    void issuedCommIds(long n) {
+        issuedCommIds.set(n);
     }
 
     /** Records a REQ handed to its consumer; false (counted) when {@code maxSessions} connections are held already. */
