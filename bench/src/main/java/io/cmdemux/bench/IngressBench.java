@@ -94,15 +94,24 @@ public final class IngressBench {
      */
     private static void baseline(int ifindex, int seconds, boolean batched) throws Exception {
         long n = 0;
+        long first = 0;
+        long last = 0;
         try (PacketSocket s = batched ? SoftPortTap.openSocket(ifindex)
                 : PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
             PacketSocket.Batch batch = new PacketSocket.Batch(batched ? SoftPortTap.BATCH : 1);
             long end = System.nanoTime() + seconds * 1_000_000_000L;
             while (System.nanoTime() < end) {
-                n += s.receive(batch);
+                int got = s.receive(batch);
+                if (got > 0) {
+                    // The loop starts before the sender and stops after it: the rate is over the frames' own span.
+                    last = System.nanoTime();
+                    first = n == 0 ? last : first;
+                    n += got;
+                }
             }
         }
-        System.out.printf("baseline_frames=%d rate=%.0f/s%s%n", n, n / (double) seconds, batched ? " (batched)" : "");
+        System.out.printf("baseline_frames=%d rate=%.0f/s over %.2f s%s%n", n, n / Math.max(1e-9, (last - first) / 1e9), (last - first) / 1e9,
+                batched ? " (batched)" : "");
     }
 
     /** A consumer connected over @cmdemux and listening on {@code ip:port}; says "listening" for the scripts. */
