@@ -54,6 +54,9 @@ public class CmCodecBenchmark {
         reqFrame = reqFrame("10.0.0.2", "10.0.0.5");
         reqFrameV6 = reqFrame("fd00::2", "fd00::5");
         rej = Mad.of(CmRej.ofReq(0, 0x11223344, RejReason.CONSUMER_DEFINED, Octets.zeros(0), Octets.zeros(0)), 0x1234);
+        // Settles the frames in the old generation: the allocating benchmarks' young collections would
+        // otherwise move them, and the CRC32 intrinsic's cost depends on where the bytes are.
+        System.gc();
     }
 
     /** The IPv4 REQ frame, for {@link CmCodecAlignmentBenchmark}. */

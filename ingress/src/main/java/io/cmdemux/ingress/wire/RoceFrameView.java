@@ -119,14 +119,16 @@ public final class RoceFrameView {
 
     /** The CM attribute ID of the MAD at {@code f[mad]}, or a negative number when it is not a CM MAD of a known attribute. */
     private static int madAttribute(byte[] f, int mad) {
-        int attribute = Be.u16(f, mad + MAD_ATTRIBUTE_ID);
-        int wrong = (Be.u16(f, mad) ^ MAD_CLASS) | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
+        int attribute = u16(f, mad + MAD_ATTRIBUTE_ID);
+        int wrong = (u16(f, mad) ^ MAD_CLASS) | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
         return attribute | -wrong;
     }
 
     private boolean setPlain(byte[] f, int s, int udp, int mad, int frame, int attribute, int icrc) {
         int icrcAt = s + frame - Icrc.SIZE;
-        set(f, s, NONE, s + RoceDecoder.ETH_HEADER, s + udp, s + mad, icrcAt, Icrc.read(f, icrcAt) == icrc, CmAttribute.byId(attribute));
+        // The stored ICRC (little-endian) as the low half of the frame's last 8 bytes, for the reason u16 gives.
+        int stored = Integer.reverseBytes((int) Be.u64(f, icrcAt - Icrc.SIZE));
+        set(f, s, NONE, s + RoceDecoder.ETH_HEADER, s + udp, s + mad, icrcAt, stored == icrc, CmAttribute.byId(attribute));
         return true;
     }
 
@@ -290,6 +292,25 @@ public final class RoceFrameView {
         return (Be.u8(f, udp + RoceDecoder.UDP_HEADER + 1) >>> 4) & 0x3;
     }
 
+    /*
+     * The fields the receive path reads, each as the 8 bytes that start at it. C2 merges the bounds
+     * checks of reads of one width at constant distances from one start into one or two, but keeps
+     * those of reads of 1, 2, 4 and 8 bytes apart; for a frame that did not start at index 0 of its
+     * array (a start unknown to the JIT) they took the decode from 24 to 33 ns. Only for fields with 8
+     * bytes of frame from their start.
+     */
+    private static int u8(byte[] f, int i) {
+        return (int) (Be.u64(f, i) >>> 56);
+    }
+
+    private static int u16(byte[] f, int i) {
+        return (int) (Be.u64(f, i) >>> 48);
+    }
+
+    private static int u32(byte[] f, int i) {
+        return (int) (Be.u64(f, i) >>> 32);
+    }
+
     private static void need(int at, int n, int end, String what) throws MalformedException {
         if (at + n > end) {
             throw new MalformedException(Math.min(at, end), what + " needs " + n + " bytes, " + Math.max(end - at, 0) + " remain");
@@ -319,7 +340,7 @@ public final class RoceFrameView {
 
     /** The BTH's P_Key, the one the port checks against its table. */
     public int bthPkey() {
-        return Be.u16(f, bth + 2);
+        return u16(f, bth + 2);
     }
 
     /** The 802.1Q VLAN ID, or -1 when untagged or without a link layer. */
@@ -340,7 +361,7 @@ public final class RoceFrameView {
     /** The sender's comm ID, which opens the CM data of every message but the SIDR ones. */
     public int localCommId() {
         requireConnected();
-        return Be.u32(f, mad + MadHeader.SIZE);
+        return u32(f, mad + MadHeader.SIZE);
     }
 
     /** The receiver's comm ID, the second word of the CM data of every message but a REQ and the SIDR ones. */
@@ -349,7 +370,7 @@ public final class RoceFrameView {
         if (attribute == CmAttribute.REQ) {
             throw new IllegalStateException("a REQ names no remote comm ID");
         }
-        return Be.u32(f, mad + MadHeader.SIZE + 4);
+        return u32(f, mad + MadHeader.SIZE + 4);
     }
 
     private void requireConnected() {
@@ -361,7 +382,7 @@ public final class RoceFrameView {
     /** A REQ's local comm ID or a SIDR REQ's request ID: both open the CM data. */
     public int requestId() {
         requireRequest();
-        return Be.u32(f, mad + MadHeader.SIZE);
+        return u32(f, mad + MadHeader.SIZE);
     }
 
     /** The service ID of a REQ or SIDR REQ; both keep it at byte 8 of the CM data. */
@@ -373,7 +394,7 @@ public final class RoceFrameView {
     /** The P_Key a REQ or SIDR REQ asks for. */
     public int requestPkey() {
         int d = mad + MadHeader.SIZE;
-        return requireRequest() == CmAttribute.REQ ? Be.u16(f, d + ReqLayout.PARTITION_KEY) : Be.u16(f, d + ShortLayouts.SIDR_REQ_PKEY);
+        return requireRequest() == CmAttribute.REQ ? u16(f, d + ReqLayout.PARTITION_KEY) : u16(f, d + ShortLayouts.SIDR_REQ_PKEY);
     }
 
     /** A REQ's primary path remote GID: the GID of ours that the active side connects to. */
@@ -398,15 +419,15 @@ public final class RoceFrameView {
     }
 
     public int cmaVersion() {
-        return Be.u8(f, privateData() + CmaHeader.OFF_VERSION);
+        return u8(f, privateData() + CmaHeader.OFF_VERSION);
     }
 
     public int cmaIpVersion() {
-        return Be.u8(f, privateData() + CmaHeader.OFF_IP_VERSION) >>> 4;
+        return u8(f, privateData() + CmaHeader.OFF_IP_VERSION) >>> 4;
     }
 
     public int cmaSrcPort() {
-        return Be.u16(f, privateData() + CmaHeader.OFF_PORT);
+        return u16(f, privateData() + CmaHeader.OFF_PORT);
     }
 
     public Gid cmaSrcAddr() {

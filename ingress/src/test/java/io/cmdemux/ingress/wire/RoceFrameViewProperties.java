@@ -7,9 +7,11 @@ import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.MalformedException;
 import java.net.InetAddress;
 import java.util.Arrays;
+import java.util.List;
 import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
 import net.jqwik.api.constraints.Size;
 
 /**
@@ -141,6 +143,40 @@ class RoceFrameViewProperties {
             return;
         }
         assertThat(new RoceFrameView().wrapEthernetChecked(f, 0, f.length).toFrame()).isEqualTo(shortcut);
+    }
+
+    /**
+     * A frame inside a larger array, with other bytes before and after it, reads as the same frame alone
+     * in its array, through the shortcut and through the full checks alike: the receive path reads its
+     * fields at a variable start.
+     */
+    @Property(tries = 1000)
+    void aFrameAtAnOffsetReadsAsTheFrameAlone(@ForAll @IntRange(max = 64) int before, @ForAll @IntRange(max = 64) int after,
+            @ForAll @Size(128) byte[] around, @ForAll boolean sidr, @ForAll boolean v6, @ForAll boolean corruptIcrc) throws Exception {
+        InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
+        InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
+        byte[] alone = Frames.frame(null, src, dst, sidr ? CmSamples.sidrReq() : CmSamples.req(src, dst));
+        if (corruptIcrc) {
+            alone[alone.length - 1] ^= 0x20;
+        }
+        byte[] buffer = Arrays.copyOf(around, before + alone.length + after);
+        System.arraycopy(alone, 0, buffer, before, alone.length);
+        System.arraycopy(around, 64, buffer, before + alone.length, after);
+        int end = before + alone.length;
+
+        assertThat(v6 ? new RoceFrameView().plainV6(buffer, before) : new RoceFrameView().plainV4(buffer, before)).isTrue();
+        List<Object> expected = receiveFields(RoceFrameView.ethernet(alone, 0, alone.length));
+        assertThat(receiveFields(new RoceFrameView().wrapEthernet(buffer, before, end))).isEqualTo(expected);
+        assertThat(receiveFields(new RoceFrameView().wrapEthernetChecked(buffer, before, end))).isEqualTo(expected);
+        assertThat(expected.get(0)).isEqualTo(!corruptIcrc);
+    }
+
+    /** What the daemon reads of a request to route it, and the records of the rest. */
+    private static List<Object> receiveFields(RoceFrameView v) {
+        boolean req = v.attribute() == CmAttribute.REQ;
+        return List.of(v.icrcValid(), v.attribute(), v.requestId(), v.serviceId(), v.requestPkey(), v.bthPkey(), v.transactionId(),
+                req ? v.primaryRemoteGid() : Gid.ZERO, req ? v.primaryLocalGid() : Gid.ZERO, v.cmaVersion(), v.cmaIpVersion(),
+                v.cmaSrcPort(), v.cmaSrcAddr(), v.cmaDstAddr(), v.addressing(), v.ipSrc(), v.ipDst(), v.toFrame());
     }
 
     @Property(tries = 200)
