@@ -391,6 +391,14 @@ public final class RoceFrameView {
         return Be.u64(f, mad + MadHeader.SIZE + ReqLayout.SERVICE_ID);
     }
 
+    /** A REQ's local CA GUID: with its local comm ID, what tells a retransmission from a new request. */
+    public long localCaGuid() {
+        if (requireRequest() != CmAttribute.REQ) {
+            throw new IllegalStateException("a SIDR REQ names no CA GUID");
+        }
+        return Be.u64(f, mad + MadHeader.SIZE + ReqLayout.LOCAL_CA_GUID);
+    }
+
     /** The P_Key a REQ or SIDR REQ asks for. */
     public int requestPkey() {
         int d = mad + MadHeader.SIZE;

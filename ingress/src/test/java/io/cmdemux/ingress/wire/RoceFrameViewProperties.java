@@ -73,6 +73,7 @@ class RoceFrameViewProperties {
         if (m instanceof CmReq req) {
             assertThat(view.requestId()).isEqualTo(req.localCommId());
             assertThat(view.serviceId()).isEqualTo(req.serviceId());
+            assertThat(view.localCaGuid()).isEqualTo(req.localCaGuid());
             assertThat(view.requestPkey()).isEqualTo(req.pkey());
             assertThat(view.primaryRemoteGid()).isEqualTo(req.primaryPath().remoteGid());
             assertThat(view.primaryLocalGid()).isEqualTo(req.primaryPath().localGid());
@@ -85,8 +86,10 @@ class RoceFrameViewProperties {
             assertThat(view.addressing()).isEqualTo(CmAddressing.of(sidr.serviceId(), sidr.privateData()));
             assertCmaHeader(view, sidr.privateData());
             assertThatThrownBy(view::primaryRemoteGid).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(view::localCaGuid).isInstanceOf(IllegalStateException.class);
         } else {
             assertThatThrownBy(view::serviceId).isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(view::localCaGuid).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(view::requestId).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(view::addressing).isInstanceOf(IllegalStateException.class);
             assertThatThrownBy(view::cmaSrcPort).isInstanceOf(IllegalStateException.class);

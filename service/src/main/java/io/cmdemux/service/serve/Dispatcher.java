@@ -100,6 +100,11 @@ public final class Dispatcher {
         return true;
     }
 
+    /** The trace ID the next decision will get (another thread may take it first). */
+    long peekTraceId() {
+        return nextTraceId.get();
+    }
+
     /** A trace ID for the next decision, from 1. */
     public long newTraceId() {
         return nextTraceId.getAndIncrement();

@@ -10,6 +10,7 @@ import io.cmdemux.ingress.wire.CmAttribute;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameView;
 import io.cmdemux.netdev.MalformedException;
+import io.cmdemux.netdev.PacketSocket;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -62,6 +63,37 @@ public final class Pipeline {
     /** Hands the requests held since {@link #holdDeliveries()} to their consumers. */
     public void releaseDeliveries() {
         dispatcher.releaseDeliveries();
+    }
+
+    private final RoceFrameView ahead = new RoceFrameView();
+    private int[] aheadComm = new int[0];
+    private long[] aheadGuid = new long[0];
+    /** Where the prefetch's loads go, so that the JIT keeps them. */
+    private volatile long prefetched;
+
+    /**
+     * Before a batch's frames are handled one by one ({@link #onFrame}, on the same thread): warms
+     * the session indexes for its REQs (Sessions.prefetch). Frames that are not REQs are skipped here.
+     */
+    public void prefetch(PacketSocket.Batch frames, int n) {
+        if (aheadComm.length < n) {
+            aheadComm = new int[n];
+            aheadGuid = new long[n];
+        }
+        int reqs = 0;
+        for (int i = 0; i < n; i++) {
+            byte[] f = frames.frame(i);
+            try {
+                ahead.wrapEthernet(f, 0, f.length);
+            } catch (MalformedException e) {
+                continue;
+            }
+            if (ahead.attribute() == CmAttribute.REQ) {
+                aheadComm[reqs] = ahead.localCommId();
+                aheadGuid[reqs++] = ahead.localCaGuid();
+            }
+        }
+        prefetched = sessions.prefetch(aheadComm, aheadGuid, reqs, dispatcher.peekTraceId());
     }
 
     /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */

@@ -193,6 +193,28 @@ final class SessionTable {
         return byTrace.find(trace, mix(Long.hashCode(trace)));
     }
 
+    /**
+     * Reads the entry where a lookup of this peer key starts and returns it, to no other end: the
+     * index is far larger than the caches, and a batch's requests that read theirs first, one after
+     * another, wait for their misses together rather than each for its own (see Sessions.prefetch).
+     */
+    long touchRemote(int remote, long remoteGuid) {
+        long[] t = byRemote.table;
+        return t[remoteHash(remote, remoteGuid) & (t.length - 1)];
+    }
+
+    /** As {@link #touchRemote}, for where the local comm ID {@code local} will be inserted. */
+    long touchLocal(int local) {
+        long[] t = byLocal.table;
+        return t[mix(local) & (t.length - 1)];
+    }
+
+    /** As {@link #touchRemote}, for where the trace ID {@code trace} will be inserted. */
+    long touchTrace(long trace) {
+        long[] t = byTrace.table;
+        return t[mix(Long.hashCode(trace)) & (t.length - 1)];
+    }
+
     int localCommId(int slot) {
         return chunks[slot >>> chunkShift].localCommId[slot & chunkMask];
     }

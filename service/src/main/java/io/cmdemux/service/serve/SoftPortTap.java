@@ -92,6 +92,12 @@ public final class SoftPortTap implements AutoCloseable {
             }
             pipeline.holdDeliveries();
             try {
+                try {
+                    pipeline.prefetch(batch, n);
+                } catch (RuntimeException e) {
+                    // Only a warming of caches: a bug here must not cost the batch.
+                    log.debug("prefetch on {} failed: {}", device, e.toString());
+                }
                 for (int i = 0; i < n; i++) {
                     try {
                         pipeline.onFrame(device, batch.frame(i), batch.receivedNanos(), port);

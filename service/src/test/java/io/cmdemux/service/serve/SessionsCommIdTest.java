@@ -48,6 +48,25 @@ class SessionsCommIdTest {
         }
     }
 
+    @Test
+    void aPrefetchOfAnyKeysChangesNothing() throws Exception {
+        try (Sessions sessions = new Sessions(Sessions.Config.defaults(), new NoConsumers(), new Metrics(), 0x0288000000000011L)) {
+            int held = sessions.newCommId();
+            assertThat(sessions.delivered(7, held, req(0x4321), (FrameSender) frame -> { }, "consumer")).isTrue();
+            java.util.Random random = new java.util.Random(5);
+            int[] remote = random.ints(64).toArray();
+            long[] guids = random.longs(64).toArray();
+            remote[3] = 0x4321;
+            guids[3] = 0x0288000000000099L;
+            sessions.prefetch(remote, guids, 64, Long.MIN_VALUE + 3);
+            sessions.prefetch(remote, guids, 0, -1);
+            assertThat(sessions.size()).isEqualTo(1);
+            assertThat(sessions.duplicateReq((io.cmdemux.ingress.wire.CmReq) req(0x4321).mad().message())).isTrue();
+            assertThat(sessions.duplicateReq((io.cmdemux.ingress.wire.CmReq) req(0x4322).mad().message())).isFalse();
+            assertThat(sessions.newCommId()).as("the counter is not moved by a prefetch").isNotEqualTo(held);
+        }
+    }
+
     private static RoceFrame req(int commId) throws Exception {
         var src = InetAddresses.parse("10.88.0.99");
         var dst = InetAddresses.parse("10.88.0.11");
