@@ -80,15 +80,14 @@ public final class Dispatcher {
      * @return whether {@code frame} was a retransmission, which needs no new decision
      */
     public boolean repeatIfDuplicate(RoceFrame frame) {
-        ReqKey key = key(frame);
-        if (key == null) {
+        if (!(frame.mad().message() instanceof CmReq req)) {
             return false;
         }
-        if (sessions.duplicateReq((CmReq) frame.mad().message())) {
+        if (sessions.duplicateReq(req)) {
             metrics.duplicate();
             return true;
         }
-        Answer earlier = seen.getIfPresent(key);
+        Answer earlier = seen.getIfPresent(key(frame));
         if (earlier == null) {
             return false;
         }
@@ -116,7 +115,6 @@ public final class Dispatcher {
      * @return what was done: {@code d}, or a DROP when the request could not be kept
      */
     public Decision dispatch(long traceId, RoceFrame frame, byte[] raw, PacketMeta meta, Decision d, FrameSender port) {
-        ReqKey key = key(frame);
         int localCommId = sessions.newCommId();
         switch (d.outcome()) {
             case DELIVER -> {
@@ -125,13 +123,10 @@ public final class Dispatcher {
                 if (!meta.sidr() && !sessions.delivered(traceId, localCommId, frame, port, d.listener().owner())) {
                     // cma_ib_req_handler fails with -ENOMEM when it cannot keep the request, and cm_destroy_id
                     // then stays silent "to allow future retries": the peer's retransmission may find room.
-                    metrics.decision("drop", "");
-                    return new Decision(Decision.Outcome.DROP, null, SESSIONS_FULL, d.netdev(), d.netns(), d.listener(), d.mode(),
-                            d.trace(), d.topologyGeneration());
+                    return dropped(d, SESSIONS_FULL);
                 }
-                ReturnPath path = meta.sidr() ? ReturnPath.of(frame) : null;
                 if (meta.sidr()) {
-                    pending.put(traceId, new Pending(path, port, localCommId));
+                    pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId));
                 }
                 Consumers.Handover handover = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (handover != Consumers.Handover.TAKEN) {
@@ -140,10 +135,8 @@ public final class Dispatcher {
                     if (handover == Consumers.Handover.BACKLOG) {
                         // ucma_connect_event_handler: a listener whose backlog is full makes the handler fail with
                         // -ENOMEM, and the request is dropped without a REJ so that the peer retries.
-                        metrics.decision("drop", "");
                         metrics.drop(CONSUMER_BACKLOG);
-                        return new Decision(Decision.Outcome.DROP, null, "consumer backlog full: the listener's consumer is not reading",
-                                d.netdev(), d.netns(), d.listener(), d.mode(), d.trace(), d.topologyGeneration());
+                        return dropped(d, "consumer backlog full: the listener's consumer is not reading");
                     }
                     metrics.decision("reject", "consumer-gone");
                     answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
@@ -161,12 +154,19 @@ public final class Dispatcher {
             case DROP -> {
                 metrics.decision("drop", "");
                 metrics.drop(dropLabel(d.dropReason()));
+                ReqKey key = key(frame);
                 if (key != null) {
                     seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId, null));
                 }
             }
         }
         return d;
+    }
+
+    /** What was done instead of delivering the request {@code d} decided: a silent drop, counted, for {@code reason}. */
+    private Decision dropped(Decision d, String reason) {
+        metrics.decision("drop", "");
+        return new Decision(Decision.Outcome.DROP, null, reason, d.netdev(), d.netns(), d.listener(), d.mode(), d.trace(), d.topologyGeneration());
     }
 
     /** drops_total's reason for a request whose consumer is not reading. */
