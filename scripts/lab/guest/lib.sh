@@ -16,11 +16,14 @@
 #   clients/<N>.log           each client's output
 #   requests.tsv              N start end ns dst port ps tool rc   (guest clock, seconds)
 #   cm.pcap                   the client side's capture
+#   rdma/<ns>.pcap            nlmon capture of the nldev dumps `rdma dev`, `rdma link`, `rdma res show cm_id` in <ns>
+#   tracefs/trace.txt         the ib_cma (ib_cm's icm_*) and rdma_cma tracepoints from `record` to the end, from our
+#                             own tracefs instance; tracefs/formats/<system>/<event> their formats
 
 OUT=${OUT:?}
 CLIENT_NS=cli
 CLIENT_TIMEOUT=${CLIENT_TIMEOUT:-15}
-mkdir -p "$OUT/servers" "$OUT/clients" "$OUT/rtnl" "$OUT/sysfs" "$OUT/nsids"
+mkdir -p "$OUT/servers" "$OUT/clients" "$OUT/rtnl" "$OUT/sysfs" "$OUT/nsids" "$OUT/rdma" "$OUT/tracefs"
 : > "$OUT/commands.sh"
 : > "$OUT/listeners.tsv"
 : > "$OUT/requests.tsv"
@@ -190,25 +193,28 @@ in_ns() { # ns cmd...   (init = the host namespace)
   if [ "$ns" = init ]; then "$@"; else nsenter --net="/run/netns/$ns" "$@"; fi
 }
 
-# Starts a listener. tool: rping (TCP port space, persistent), ucmatose (TCP, -c connections),
-# udaddy (UDP port space, SIDR, fixed port 7174).
-# usage: listen NS ADDR PORT [tool]
+# Starts a listener. tool: rping (TCP port space, persistent), ucmatose (RC, one connection:
+# -c 1; RDMA_PS_TCP unless the extra arguments say `-P ib`), udaddy (UDP port space, SIDR, fixed
+# port 7174, one request). Extra arguments go to the tool (e.g. `-P ib -f ipv6` for ucmatose).
+# usage: listen NS ADDR PORT [tool [extra args...]]
 listen() {
   local ns=$1 addr=$2 port=$3 tool=${4:-rping} logf pid
+  shift 4 2>/dev/null || shift $#
   SRV_N=$((SRV_N + 1))
   logf="$OUT/servers/$SRV_N.log"
   : > "$logf"
   case $tool in
     rping) in_ns "$ns" stdbuf -oL -eL rping -s -P -d -a "$addr" -p "$port" >> "$logf" 2>&1 & ;;
-    ucmatose) in_ns "$ns" stdbuf -oL -eL ucmatose -b "$addr" -p "$port" -c 100 -C 1 >> "$logf" 2>&1 & ;;
-    # udaddy serves -c requests, then exits: one request per udaddy listener.
-    udaddy) in_ns "$ns" stdbuf -oL -eL udaddy -b "$addr" -c 1 -C 1 >> "$logf" 2>&1 & ;;
+    # ucmatose and udaddy serve -c requests, then exit: one request per listener. (ucmatose's server
+    # prints nothing per request, only "initiating data transfers" once all -c are established.)
+    ucmatose) in_ns "$ns" stdbuf -oL -eL ucmatose -b "$addr" -p "$port" -c 1 -C 1 "$@" >> "$logf" 2>&1 & ;;
+    udaddy) in_ns "$ns" stdbuf -oL -eL udaddy -b "$addr" -c 1 -C 1 "$@" >> "$logf" 2>&1 & ;;
     *) die "unknown listener tool $tool" ;;
   esac
   pid=$!
   SERVER_PIDS+=("$pid")
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ns" "$addr" "$port" "$tool" "$pid" "$SRV_N" "$tool $addr" >> "$OUT/listeners.tsv"
-  log "listener $SRV_N: $tool in $ns on $addr:$port (pid $pid)"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$ns" "$addr" "$port" "$tool" "$pid" "$SRV_N" "$tool $addr $*" >> "$OUT/listeners.tsv"
+  log "listener $SRV_N: $tool $* in $ns on $addr:$port (pid $pid)"
 }
 
 # Waits until `rdma res show cm_id` (from every namespace) shows at least N LISTEN entries.
@@ -386,6 +392,56 @@ record_listeners() {
   done
 }
 
+# nlmon capture of the nldev dumps that `rdma` makes in each namespace: devices, links (ports and
+# their netdevs) and the RES_CM_ID dump, whose RDMA_NLDEV_ATTR_RES_PS is the listener's port space
+# as a number (rdma's own text says "IPoIB" for RDMA_PS_IB too).
+record_nldev() {
+  local ns f
+  for ns in $(all_namespaces); do
+    f="$OUT/rdma/$ns.pcap"
+    in_ns "$ns" ip link add nlmon0 type nlmon || die "nlmon in $ns"
+    in_ns "$ns" ip link set nlmon0 up
+    start_nlmon_capture "$ns" "$f"
+    in_ns "$ns" rdma dev show > /dev/null 2>&1 || true
+    in_ns "$ns" rdma link show > /dev/null 2>&1 || true
+    in_ns "$ns" rdma res show cm_id > /dev/null 2>&1 || true
+    stop_capture "$NLMON_PID" "$f" || die "the nldev capture in $ns did not stop cleanly"
+    rm -f "$f.tcpdump.log"
+    in_ns "$ns" ip link del nlmon0
+  done
+}
+
+# Our own tracefs instance (never the global buffer): ib_cm's and rdma_cma's tracepoints for the
+# requests, so that a REJ the kernel decided on but rxe could not send (no route back) still shows.
+TRACEFS=/sys/kernel/tracing
+TRACE_INSTANCE=$TRACEFS/instances/cmdemux-lab
+start_trace() {
+  mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || die "cannot mount tracefs"
+  [ -d "$TRACE_INSTANCE" ] && rmdir "$TRACE_INSTANCE"
+  mkdir "$TRACE_INSTANCE" || die "cannot make the tracefs instance $TRACE_INSTANCE"
+  echo 4096 > "$TRACE_INSTANCE/buffer_size_kb"
+  local sys
+  for sys in ib_cma rdma_cma; do
+    [ -d "$TRACE_INSTANCE/events/$sys" ] || die "no tracepoint system $sys in this kernel"
+    echo 1 > "$TRACE_INSTANCE/events/$sys/enable"
+  done
+}
+stop_trace() {
+  [ -d "$TRACE_INSTANCE" ] || return 0
+  echo 0 > "$TRACE_INSTANCE/tracing_on"
+  cat "$TRACE_INSTANCE/trace" > "$OUT/tracefs/trace.txt"
+  cat "$TRACE_INSTANCE/per_cpu/cpu0/stats" "$TRACE_INSTANCE/per_cpu/cpu1/stats" > "$OUT/tracefs/stats.txt" 2>/dev/null || true
+  local sys e
+  for sys in ib_cma rdma_cma; do
+    for e in "$TRACE_INSTANCE"/events/$sys/*/; do
+      [ -f "$e/format" ] || continue
+      mkdir -p "$OUT/tracefs/formats/$sys"
+      cat "$e/format" > "$OUT/tracefs/formats/$sys/$(basename "$e")"
+    done
+  done
+  rmdir "$TRACE_INSTANCE" || log "warning: could not remove $TRACE_INSTANCE"
+}
+
 # Everything about the state before the connections.
 record() {
   local want=${1:-$SRV_N}
@@ -394,6 +450,8 @@ record() {
   record_rtnl
   record_sysfs
   record_listeners
+  record_nldev
+  start_trace
   ip -br link > "$OUT/links.txt"; ip -br addr >> "$OUT/links.txt"
   for ns in $(ip netns list | awk '{print $1}'); do echo "== $ns"; ip -n "$ns" -br link; ip -n "$ns" -br addr; done >> "$OUT/links.txt"
   start_cm_capture
@@ -439,6 +497,7 @@ connect() {
 # Called by main.sh after the scenario (also when it failed).
 finish() {
   local i p ns
+  stop_trace
   for i in "${!CAPTURE_PIDS[@]}"; do
     stop_capture "${CAPTURE_PIDS[$i]}" "${CAPTURE_FILES[$i]}" || log "warning: the client capture ${CAPTURE_FILES[$i]} did not stop cleanly"
   done

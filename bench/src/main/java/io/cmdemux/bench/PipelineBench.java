@@ -166,7 +166,7 @@ public class PipelineBench {
         RejLimiter limiter = new RejLimiter(1000);
         sessions = new Sessions(Sessions.Config.defaults(), consumers, metrics, 0x0200000000000002L);
         Dispatcher dispatcher = new Dispatcher(consumers, metrics, limiter, Duration.ofSeconds(60), sessions);
-        pipeline = new Pipeline(() -> state, new DecisionCache(100_000), ResolverMode.KERNEL, dispatcher, sessions, limiter, metrics,
+        pipeline = new Pipeline(() -> state, new DecisionCache(100_000), ResolverMode.KERNEL, true, dispatcher, sessions, limiter, metrics,
                 new DecisionLog(100));
         Decision d = pipeline.onFrame("rxe0", frames[0], System.nanoTime(), port);
         if (d == null || d.outcome() != Decision.Outcome.DELIVER) {

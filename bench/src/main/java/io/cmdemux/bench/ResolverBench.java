@@ -15,6 +15,7 @@ import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.QpType;
 import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.wire.PortSpace;
@@ -125,7 +126,7 @@ public class ResolverBench {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse(src);
         return new PacketMeta(new IngressKey(dev, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 1);
+                PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 1, QpType.RC);
     }
 
     private PacketMetaKey key(PacketMeta m) {

@@ -126,7 +126,7 @@ final class Daemon implements AutoCloseable {
         long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
         sessions = new Sessions(new Sessions.Config(config.maxSessions(), config.timeWaitMillis(), config.maxCmTimeoutMillis()), control, metrics, caGuid);
         Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow(), sessions);
-        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), dispatcher, sessions, limiter, metrics, decisions);
+        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), config.nft(), dispatcher, sessions, limiter, metrics, decisions);
         List<String> hostNetdevs = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
             SoftPortSpec spec = p.spec();

@@ -9,6 +9,7 @@ import io.cmdemux.ingress.resolve.HostState;
 import io.cmdemux.ingress.resolve.IngressKey;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.QpType;
 import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.wire.PortSpace;
@@ -58,6 +59,10 @@ final class ExplainCommand implements Callable<Integer> {
 
     @Option(names = "--af-ib", description = "a native IB request (no rdma_cm IP header)")
     boolean afIb;
+
+    @Option(names = "--qp-type", paramLabel = "RC|UC|UD|XRC_TGT",
+            description = "the requester's QP type; UD sends a SIDR REQ (default: UD for udp and ipoib, RC otherwise, as librdmacm's ids)")
+    String qpType;
 
     @Mixin
     ResolveOptions opts = new ResolveOptions();
@@ -109,9 +114,11 @@ final class ExplainCommand implements Callable<Integer> {
         NetworkType type = p.roce() ? NetworkType.ROCE_V2 : NetworkType.IB;
         PortSpace space = PortSpace.parse(ps);
         int ipVersion = afIb ? 0 : d.ip() instanceof Inet4Address ? 4 : 6;
+        QpType qp = qpType == null ? QpType.defaultFor(space) : QpType.parse(qpType);
+        boolean sidr = qp == QpType.UD;
         return new PacketMeta(new IngressKey(dev.name(), port, ours.lo(), k), type, packetDgid, ours, Gid.ofIp(s.ip()), k, k,
                 space.serviceId(d.port()), 0, ipVersion, afIb ? null : d.ip(), afIb ? null : s.ip(), s.port(),
-                vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), dmac == null ? null : HwAddr.parse(dmac), false, 0);
+                vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), dmac == null ? null : HwAddr.parse(dmac), sidr, 0, sidr ? null : qp);
     }
 
     private RdmaDevice pickDevice(HostState state) {

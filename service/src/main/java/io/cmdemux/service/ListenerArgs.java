@@ -4,6 +4,7 @@ import io.cmdemux.ingress.wire.PortSpace;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.ingress.resolve.QpType;
 import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
@@ -106,8 +107,9 @@ final class ListenerArgs {
             PortSpace ps = PortSpace.parse(n.path("ps").asText("tcp"));
             int port = port(n.get("port").asText(), where);
             boolean afonly = n.has("afonly") ? n.get("afonly").asBoolean() : Listener.defaultAfonly(ip);
+            QpType qp = n.path("qpType").isTextual() ? QpType.parse(n.get("qpType").asText()) : QpType.defaultFor(ps);
             out.add(new Listener(ns.id(), ps, port, ip, afonly, n.path("boundIfindex").asInt(0), order++,
-                    n.path("device").isTextual() ? n.get("device").asText() : null, "file"));
+                    n.path("device").isTextual() ? n.get("device").asText() : null, "file", qp));
         }
         return out;
     }

@@ -1,13 +1,11 @@
 package io.cmdemux.service;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.cmdemux.gid.GidEntry;
-import io.cmdemux.gid.RdmaDevice;
-import io.cmdemux.gid.RdmaPort;
 import io.cmdemux.ingress.capture.CaptureReader;
 import io.cmdemux.ingress.capture.CapturedFrame;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.IngressPorts;
 import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.resolve.PacketMetas;
 import io.cmdemux.ingress.resolve.Resolver;
@@ -30,7 +28,8 @@ import picocli.CommandLine.Parameters;
 
 @Command(name = "replay", mixinStandardHelpOptions = true,
         description = {"One decision for every CM REQ and SIDR REQ in a capture, against a snapshot, a lab fixture or the live host.",
-                "The ingress port is the one whose GID table holds the request's destination GID, unless --device names it."})
+                "The ingress port is the one whose GID table holds the request's destination GID, unless --device names it;",
+                "when several do, the one whose net device the frame lands on (a bond's over its active port's)."})
 final class ReplayCommand implements Callable<Integer> {
     @Parameters(paramLabel = "CAPTURE", description = "pcap or pcapng")
     Path capture;
@@ -97,17 +96,19 @@ final class ReplayCommand implements Callable<Integer> {
                     continue;
                 }
                 RoceFrame frame = d.frame();
-                String dev = device != null ? device : ingressDevice(state, frame);
-                if (dev == null) {
-                    dev = state.rdma().devices().isEmpty() ? "none" : state.rdma().devices().get(0).name();
-                }
-                Optional<PacketMeta> meta = PacketMetas.of(dev, port, frame);
+                Optional<IngressPorts.Choice> arrival = device != null ? Optional.empty()
+                        : IngressPorts.forFrame(state, frame.l3().dst(), frame.l2() == null ? null : frame.l2().dst());
+                String dev = device != null ? device : arrival.map(IngressPorts.Choice::device)
+                        .orElse(state.rdma().devices().isEmpty() ? "none" : state.rdma().devices().get(0).name());
+                int p = arrival.map(IngressPorts.Choice::port).orElse(port);
+                Optional<PacketMeta> meta = PacketMetas.of(dev, p, frame);
                 if (meta.isEmpty()) {
                     continue;
                 }
                 List<Decision> ds = new ArrayList<>();
                 for (ResolverMode m : modes) {
-                    ds.add(Resolver.resolve(state, meta.get(), m));
+                    Decision decision = Resolver.resolve(state, meta.get(), m);
+                    ds.add(arrival.isPresent() ? decision.withFirstStep(arrival.get().why()) : decision);
                 }
                 out.add(new Replayed(f.index(), meta.get(), ds));
             }
@@ -117,20 +118,6 @@ final class ReplayCommand implements Callable<Integer> {
             throw new EnvironmentException(capture + ": not a capture: " + e.getMessage(), e);
         }
         return out;
-    }
-
-    /** The device whose port has a GID entry equal to the frame's destination, as the NIC that received it would. */
-    static String ingressDevice(HostState state, RoceFrame frame) {
-        for (RdmaDevice dev : state.rdma().devices()) {
-            for (RdmaPort p : dev.ports()) {
-                for (GidEntry e : p.gids()) {
-                    if (e.gid().equals(frame.l3().dst())) {
-                        return dev.name();
-                    }
-                }
-            }
-        }
-        return null;
     }
 
     private static String text(java.net.InetAddress a) {

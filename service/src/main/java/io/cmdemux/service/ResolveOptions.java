@@ -30,7 +30,7 @@ final class ResolveOptions {
             description = "a listener (repeatable, later is newer); NS is a name under /run/netns, an inode or host; IPv6 in brackets; ADDR ib for AF_IB")
     List<String> listeners = new ArrayList<>();
 
-    @Option(names = "--listeners", paramLabel = "FILE", description = "listeners as a JSON array of {netns, address, port, ps, afonly, boundIfindex}")
+    @Option(names = "--listeners", paramLabel = "FILE", description = "listeners as a JSON array of {netns, address, port, ps, afonly, boundIfindex, device, qpType}")
     Path listenersFile;
 
     @Option(names = "--mode", paramLabel = "kernel|netstack|both", description = "which resolver (default: both, and say where they disagree)")
@@ -79,7 +79,7 @@ final class ResolveOptions {
             List<Listener> all = new ArrayList<>(labListeners(topo, lab.resolve("listeners.tsv")));
             long order = all.size() + 1;
             for (Listener x : table.all()) {
-                all.add(new Listener(x.netns(), x.portSpace(), x.port(), x.address(), x.afonly(), x.boundIfindex(), order++, x.device(), x.owner()));
+                all.add(new Listener(x.netns(), x.portSpace(), x.port(), x.address(), x.afonly(), x.boundIfindex(), order++, x.device(), x.owner(), x.qpType()));
             }
             table = new ListenerTable(1, all);
         }
@@ -87,7 +87,11 @@ final class ResolveOptions {
         return new HostState(topo, rdmaTopo, table);
     }
 
-    /** listeners.tsv of a lab fixture: name TAB addr TAB port TAB ps, in bind order. */
+    /**
+     * listeners.tsv of a lab fixture: name TAB addr TAB port TAB ps [TAB bound-ifindex], in bind
+     * order. ps is the kernel's RDMA_NLDEV_ATTR_RES_PS by name; the QP type, which the RES_CM_ID
+     * dump does not report for a listener, is the one ucma gives the port space.
+     */
     static List<Listener> labListeners(TopologySnapshot topo, Path tsv) {
         List<Listener> out = new ArrayList<>();
         if (!Files.isRegularFile(tsv)) {
@@ -111,8 +115,9 @@ final class ResolveOptions {
             var ns = topo.findNamespace(f[0].trim()).orElseThrow(() -> new IllegalArgumentException(tsv + ": no namespace " + f[0]));
             String addr = f[1].trim();
             PortSpace ps = f.length > 3 ? PortSpace.parse(f[3].trim()) : PortSpace.TCP;
+            int boundIfindex = f.length > 4 ? Integer.parseInt(f[4].trim()) : 0;
             var ip = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
-            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), ip, Listener.defaultAfonly(ip), 0, order++, null, "lab"));
+            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), ip, Listener.defaultAfonly(ip), boundIfindex, order++, null, "lab"));
         }
         return out;
     }

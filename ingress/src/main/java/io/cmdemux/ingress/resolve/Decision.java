@@ -34,7 +34,36 @@ public record Decision(
     public static final int SIDR_REJECT = 2;
 
     public Decision {
-        trace = trace instanceof RenderedOnDemand ? trace : List.copyOf(trace);
+        trace = trace instanceof RenderedOnDemand || trace instanceof Prefixed ? trace : List.copyOf(trace);
+    }
+
+    /**
+     * The same decision with {@code first} before its trace: a step taken before the resolver ran,
+     * such as the choice of the port a captured frame arrived on ({@link IngressPorts}).
+     */
+    public Decision withFirstStep(TraceStep first) {
+        return new Decision(outcome, rejectReason, dropReason, netdev, netns, listener, mode, new Prefixed(first, trace), topologyGeneration);
+    }
+
+    /** One step, then a trace that may still be written when first read. */
+    private static final class Prefixed extends java.util.AbstractList<TraceStep> implements java.util.RandomAccess {
+        private final TraceStep first;
+        private final List<TraceStep> rest;
+
+        Prefixed(TraceStep first, List<TraceStep> rest) {
+            this.first = java.util.Objects.requireNonNull(first, "first");
+            this.rest = rest;
+        }
+
+        @Override
+        public TraceStep get(int index) {
+            return index == 0 ? first : rest.get(index - 1);
+        }
+
+        @Override
+        public int size() {
+            return rest.size() + 1;
+        }
     }
 
     /** The same answer, ignoring the trace wording: outcome, reason, netdev, namespace, listener. */

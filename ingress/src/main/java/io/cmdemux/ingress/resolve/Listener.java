@@ -18,13 +18,23 @@ import java.util.Objects;
  * @param device the RDMA device the listener is attached to, null for a wildcard listener
  *     (which the kernel clones onto every device the namespace may use)
  * @param owner who registered it, for traces: a consumer id or "cli"
+ * @param portSpace the port space of its bind list, which is the id's own except for an AF_IB id
+ *     (cma_select_ib_ps puts an RDMA_PS_IB id whose service ID has the TCP or UDP prefix in that list)
+ * @param qpType the id's QP type, which cma_ib_check_req_qp_type compares with the request's
  */
 public record Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress address, boolean afonly,
-        int boundIfindex, long bindOrder, String device, String owner) {
+        int boundIfindex, long bindOrder, String device, String owner, QpType qpType) {
 
     public Listener {
         Objects.requireNonNull(netns, "netns");
         Objects.requireNonNull(portSpace, "portSpace");
+        Objects.requireNonNull(qpType, "qpType");
+    }
+
+    /** A listener with the QP type ucma gives its port space (RC, or UD for RDMA_PS_UDP and RDMA_PS_IPOIB). */
+    public Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress address, boolean afonly,
+            int boundIfindex, long bindOrder, String device, String owner) {
+        this(netns, portSpace, port, address, afonly, boundIfindex, bindOrder, device, owner, QpType.defaultFor(portSpace));
     }
 
     /**

@@ -25,6 +25,8 @@ import java.util.OptionalInt;
  * @param dmac the frame's destination MAC, when known
  * @param sidr a SIDR REQ (UD), not a REQ
  * @param localCommId the REQ's local communication ID, for traces and duplicate detection
+ * @param qpType a REQ's QP type as cm_req_get_qp_type reads its transport service type; null for a
+ *     SIDR REQ (always UD) and for a transport no rdma_cm listener has (the kernel's 0)
  */
 public record PacketMeta(
         IngressKey key,
@@ -43,7 +45,8 @@ public record PacketMeta(
         OptionalInt vlan,
         HwAddr dmac,
         boolean sidr,
-        long localCommId) {
+        long localCommId,
+        QpType qpType) {
 
     public PacketMeta {
         Objects.requireNonNull(key, "key");

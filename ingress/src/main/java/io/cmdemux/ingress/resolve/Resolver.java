@@ -4,6 +4,7 @@ import io.cmdemux.ingress.wire.PortSpace;
 
 import io.cmdemux.gid.Gid;
 import io.cmdemux.gid.GidEntry;
+import io.cmdemux.gid.GidType;
 import io.cmdemux.gid.RdmaDevice;
 import io.cmdemux.gid.RdmaPort;
 import io.cmdemux.gid.RdmaTopology;
@@ -59,7 +60,7 @@ public final class Resolver {
     public static NetdevLookup netdevFor(HostState state, String device, int port, Gid gid, int pkey, java.net.InetAddress ip) {
         int ipVersion = ip == null ? 0 : ip instanceof java.net.Inet4Address ? 4 : 6;
         PacketMeta meta = new PacketMeta(new IngressKey(device, port, gid.lo(), pkey), NetworkType.IB, gid, gid, null,
-                pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0);
+                pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0, null);
         return new Walk(state, meta, ResolverMode.KERNEL, true).netdevOnly();
     }
 
@@ -197,7 +198,7 @@ public final class Resolver {
                     : state.listeners().firstListening(ps.get(), meta.port(), l -> deviceUsable(device.get(), l));
             if (tracing) {
                 step("ib-cm-listen", "cm_match_req / cm_find_listen",
-                        "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.cliName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
+                        "service ID 0x" + Long.toHexString(meta.serviceId()) + (ps.map(p -> " = " + p.kernelName() + " port " + meta.port()).orElse(" (not an rdma_cm port space)")),
                         List.of(), anyListener == null ? null : describe(anyListener),
                         anyListener == null ? "no namespace listens on this service ID on " + key.device() + ": REJ 8 (invalid service ID)"
                                 : "an ib_cm listener exists for this service ID on this device");
@@ -215,12 +216,13 @@ public final class Resolver {
 
             LinkRef netdev = null;
             if (meta.afIb()) {
-                step("cma-header", "cma_save_ip_info", "IP version nibble " + meta.ipVersion(), List.of(), null,
-                        "not 4 or 6: -EAFNOSUPPORT, treated as an AF_IB request with no net device; the host namespace decides");
+                step("cma-header", "cma_get_net_dev / cma_save_ip_info", "IP version nibble " + meta.ipVersion(), List.of(), null,
+                        "not 4 or 6: -EAFNOSUPPORT, which cma_ib_id_from_event takes as an AF_IB request with no net device; the host namespace decides");
             } else {
                 if (tracing) {
-                    step("cma-header", "cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp())
-                            + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null, "an IP request");
+                    step("cma-header", "cma_get_net_dev / cma_save_ip_info", "IPv" + meta.ipVersion() + " " + text(meta.srcIp())
+                            + " -> " + text(meta.dstIp()) + ":" + meta.port(), List.of(), null,
+                            "an IP request: the header is read in every port space" + ps.map(p -> ", " + p.kernelName() + " too").orElse(""));
                 }
                 netdev = mode == ResolverMode.KERNEL ? kernelNetdev(port, gidEntry) : netstackNetdev(port);
                 if (netdev == null) {
@@ -268,7 +270,7 @@ public final class Resolver {
             List<Listener> bindList = state.listeners().bindList(nsId, ps.get(), meta.port());
             if (bindList.isEmpty()) {
                 if (tracing) {
-                    step("bind-list", "cma_ps_find", ps.get().cliName() + " port " + meta.port() + " in " + nsName, List.of(), null,
+                    step("bind-list", "cma_ps_find", ps.get().kernelName() + " port " + meta.port() + " in " + nsName, List.of(), null,
                             "nobody listens there: cma_find_listener gets no bind list, -EINVAL, REJ 28");
                 }
                 return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
@@ -283,17 +285,21 @@ public final class Resolver {
                     tried.add(describe(l) + (why == null ? "" : " — " + why));
                     triedRefs.add(new TraceCandidate(new TraceRef.Listen(l), why));
                     if (why == null) {
-                        step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
+                        step("listener", "cma_find_listener", ps.get().kernelName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
                                 "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)",
                                 new TraceRef.Listen(l), triedRefs);
                     }
                 }
                 if (why == null) {
+                    // The first listener that matches is the one: a check that fails after this rejects, it tries no other.
+                    if (!qpTypeMatches(l) || !acquiresDevice(port, netdev, l)) {
+                        return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
+                    }
                     return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace(), topo.generation());
                 }
             }
             if (tracing) {
-                step("listener", "cma_find_listener", ps.get().cliName() + " port " + meta.port() + " in " + nsName, tried, null,
+                step("listener", "cma_find_listener", ps.get().kernelName() + " port " + meta.port() + " in " + nsName, tried, null,
                         "no listener matches: -EINVAL, REJ 28", null, triedRefs);
             }
             return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
@@ -886,13 +892,87 @@ public final class Resolver {
             return null;
         }
 
+        /**
+         * cma_ib_check_req_qp_type: a REQ's QP type must be the listener's, a SIDR REQ needs a UD
+         * listener; otherwise cma_ib_req_handler fails with -EINVAL, ib_cm sends REJ 28 (a SIDR REP
+         * with IB_SIDR_REJECT for a SIDR REQ).
+         */
+        private boolean qpTypeMatches(Listener l) {
+            boolean ok = meta.sidr() ? l.qpType() == QpType.UD : l.qpType() == meta.qpType();
+            if (tracing) {
+                String req = meta.sidr() ? "a SIDR REQ (UD)" : "a REQ of QP type " + (meta.qpType() == null ? "0 (transport no rdma_cm id has)" : meta.qpType().rdmaName());
+                // A check that passes stays at the listener (the picture merges it into that hop); one that fails ends the walk.
+                step("qp-type", "cma_ib_check_req_qp_type", req + "; the " + l.portSpace().kernelName() + " listener is " + l.qpType().rdmaName(),
+                        List.of(), ok ? describe(l) : null, ok ? "the QP types agree"
+                                : "the listener's QP type is not the request's: -EINVAL, " + (meta.sidr() ? "SIDR REP IB_SIDR_REJECT" : "REJ 28"),
+                        ok ? new TraceRef.Listen(l) : null, List.of());
+            }
+            return ok;
+        }
+
+        /**
+         * cma_ib_req_handler → cma_ib_acquire_dev: the new id must find its GID on the port. On
+         * RoCE that is the GID of our address (rdma_ip2gid of the header's destination) with the
+         * device's default GID type and ndev = the net device (cma_validate_port, rdma_find_gid_by_port);
+         * an RDMA_PS_IPOIB id needs an InfiniBand port, and an AF_IB id (an AF_IB request, or an
+         * AF_IB listener: its source address has no IP) cannot find one on RoCE. A failure is
+         * -EINVAL or -ENODEV: REJ 28.
+         */
+        private boolean acquiresDevice(RdmaPort port, LinkRef netdev, Listener l) {
+            if (!port.roce()) {
+                return true; // the IPoIB netdev's own GID, which ipoib_get_net_dev_by_params just matched
+            }
+            String why = null;
+            String chosen = null;
+            if (l.portSpace() == PortSpace.IPOIB) {
+                why = "an RDMA_PS_IPOIB id on a RoCE port (dev_type is not ARPHRD_INFINIBAND): -EINVAL, REJ 28";
+            } else if (meta.afIb() || l.afIb()) {
+                why = (meta.afIb() ? "an AF_IB request" : "an AF_IB listener") + " on a RoCE port: cma_validate_port finds no GID, -ENODEV, REJ 28";
+            } else {
+                Gid ours = Gid.ofIp(meta.dstIp());
+                GidType type = defaultGidType(port);
+                GidEntry hit = null;
+                for (GidEntry e : port.entriesFor(ours)) {
+                    if (e.type() == type && netdev.equals(e.ndev())) {
+                        hit = e;
+                        break;
+                    }
+                }
+                if (hit == null) {
+                    why = "no " + type.text() + " GID " + ours + " with ndev " + linkName(netdev) + ": -ENODEV, REJ 28";
+                } else if (tracing) {
+                    chosen = "index " + hit.index();
+                }
+            }
+            if (tracing) {
+                step("acquire-dev", "cma_ib_acquire_dev / cma_validate_port", meta.key().device() + "/" + meta.key().port() + ", "
+                        + l.portSpace().kernelName() + (meta.afIb() ? ", AF_IB" : ", our address " + text(meta.dstIp())), List.of(),
+                        why == null ? chosen : null, why == null ? "the new id's GID is on the port, with the request's net device" : why,
+                        why == null ? new TraceRef.Listen(l) : null, List.of());
+            }
+            return why == null;
+        }
+
+        /**
+         * cma_add_one's default_gid_type: RoCE v2 where the port supports it (CMA_PREFERRED_ROCE_GID_TYPE),
+         * else RoCE v1; configfs can change it, which no snapshot shows.
+         */
+        private static GidType defaultGidType(RdmaPort port) {
+            for (GidEntry e : port.gids()) {
+                if (e.type() == GidType.ROCE_V2) {
+                    return GidType.ROCE_V2;
+                }
+            }
+            return port.gids().isEmpty() ? GidType.ROCE_V2 : GidType.ROCE_V1;
+        }
+
         // ---- text ----
 
         private String describe(Listener l) {
             NetnsState ns = topo.namespace(l.netns());
             String where = ns == null ? l.netns().toString() : ns.displayName();
             String addr = l.afIb() ? "AF_IB" : text(l.address());
-            return where + " " + addr + ":" + l.port() + "/" + l.portSpace().cliName() + (l.afonly() ? " afonly" : "")
+            return where + " " + addr + ":" + l.port() + "/" + l.portSpace().cliName() + " " + l.qpType().rdmaName() + (l.afonly() ? " afonly" : "")
                     + (l.owner() == null ? "" : " (" + l.owner() + ")");
         }
 

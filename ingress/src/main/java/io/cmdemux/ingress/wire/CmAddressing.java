@@ -8,15 +8,25 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 
 /**
- * How a REQ addresses its listener, read the way rdma_cm reads it (cma_save_net_info and
- * cma_save_ip_info in drivers/infiniband/core/cma.c): by IP (port space + port + the rdma_cm header),
- * natively by IB service ID (AF_IB, no netdev), or not at all because the header's version is wrong.
+ * How a REQ or SIDR REQ addresses its listener, read the way rdma_cm reads it. cma_get_net_dev
+ * calls cma_save_ip_info on the private data of every request, whatever its service ID and port
+ * space (drivers/infiniband/core/cma.c): a cma_version other than 0 is -EINVAL (the request is
+ * refused), an IP version other than 4 or 6 is -EAFNOSUPPORT, which cma_ib_id_from_event takes as
+ * native IB addressing (AF_IB: no net device, init_net); anything else is an IP request, found by
+ * (namespace, port space, port) and the header's destination. So an RDMA_PS_IB request from an
+ * AF_INET or AF_INET6 id is an IP request like a TCP one, and an AF_IB request whose user data
+ * happens to start with bytes 00 4x is one too.
  */
 public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.NativeIb, CmAddressing.BadCmaVersion {
 
     ServiceId serviceId();
 
-    /** An IP request: the listener is found by (namespace, port space, port) and {@code dst}. */
+    /**
+     * An IP request: the listener is found by (namespace, port space, port) and {@code dst}.
+     *
+     * @param portSpace rdma_ps_from_service_id; null when the code is none of rdma_cm's (no rdma_cm
+     *     listener can have such an ID, so ib_cm answers before the header matters)
+     */
     record Ip(ServiceId serviceId, PortSpace portSpace, int port, CmaHeader header, InetAddress src, int srcPort, InetAddress dst)
             implements CmAddressing {}
 
@@ -30,7 +40,7 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
         return of(req.serviceId(), req.privateData());
     }
 
-    /** Classifies a request by its service ID and private data; never fails. */
+    /** Classifies a request by its private data, as cma_save_ip_info does; never fails. */
     static CmAddressing of(long serviceIdValue, Octets privateData) {
         byte[] b = privateData.toByteArray();
         return of(serviceIdValue, b, 0, b.length);
@@ -40,16 +50,11 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
     static CmAddressing of(long serviceIdValue, byte[] b, int offset, int length) {
         ServiceId sid = new ServiceId(serviceIdValue);
         PortSpace ps = sid.portSpace();
-        if (ps == PortSpace.IB) {
-            return new NativeIb(sid, "port space IB");
-        }
-        if (!sid.isRdmaIpService()) {
-            return new NativeIb(sid, "service ID " + sid + " is not an rdma_cm IP service ID");
-        }
         CmaHeader h;
         try {
             h = CmaHeader.decode(b, offset, length);
         } catch (MalformedException e) {
+            // Only a synthetic request can be this short: a REQ carries 92 bytes, a SIDR REQ 216.
             return new NativeIb(sid, e.reason());
         }
         if (h.cmaVersion() != CmaHeader.CMA_VERSION) {

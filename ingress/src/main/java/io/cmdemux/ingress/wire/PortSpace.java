@@ -60,8 +60,8 @@ public enum PortSpace {
         throw new IllegalArgumentException("unknown port space '" + s + "' (tcp, udp, ib or ipoib)");
     }
 
-    /** Whether rdma_cm puts its IP header (cma_hdr) in the private data of requests in this space. */
-    public boolean carriesIpHeader() {
-        return this != IB;
+    /** The kernel's name: RDMA_PS_TCP, RDMA_PS_UDP, RDMA_PS_IB, RDMA_PS_IPOIB. */
+    public String kernelName() {
+        return "RDMA_PS_" + name();
     }
 }

@@ -26,15 +26,6 @@ public record ServiceId(long value) {
         return (int) (value & 0xffff);
     }
 
-    /**
-     * Whether an rdma_cm IP listener can have this ID: top 32 bits zero and an IP port space (TCP, UDP,
-     * IPoIB). Such listeners register the exact ID with ib_cm, so nothing else reaches them.
-     */
-    public boolean isRdmaIpService() {
-        PortSpace ps = portSpace();
-        return (value >>> 32) == 0 && ps != null && ps.carriesIpHeader();
-    }
-
     @Override
     public String toString() {
         return String.format("0x%016x", value);

@@ -57,7 +57,7 @@ class KernelIbRulesTest {
         var d = InetAddresses.parse(dst);
         var s = InetAddresses.parse(src);
         return new PacketMeta(new IngressKey(DEV, 1, 0x0002c90300000001L, pkey), NetworkType.IB, Gid.parse(PORT_GID), Gid.parse(PORT_GID),
-                Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 7);
+                Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 7, QpType.RC);
     }
 
     /** Two RTNL children with P_Key 0x8001 on ib0, moved into pods A and B. */

@@ -221,18 +221,27 @@ class KernelRoceRulesTest {
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);
         assertThat(d.rejectReason()).isEqualTo(28);
         assertThat(d.netns()).isEqualTo(host);
+        assertThat(d.trace()).extracting(TraceStep::step).contains("listener").doesNotContain("acquire-dev");
+    }
+
+    @Test
+    void anAfIbRequestOnRoceFindsItsListenerButCannotAcquireTheDevice() {
+        // cma_ib_new_conn_id gives the new id an AF_IB source (cma_translate_ib: ARPHRD_INFINIBAND), and
+        // cma_validate_port refuses an InfiniBand dev_type on a RoCE port: -ENODEV, REJ 28.
+        PacketMeta ib = withIpVersion(req("10.0.0.11", "10.0.0.99"), 0);
         Listener hostIb = new Listener(host, PortSpace.TCP, TCP_PORT, null, false, 0, 1, null, "test");
-        d = Resolver.resolve(state(defaultTable(), listeners(hostIp, hostIb)), ib, ResolverMode.KERNEL);
-        assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
-        assertThat(d.listener()).isEqualTo(hostIb);
-        assertThat(d.netdev()).isNull();
+        Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(host, "0.0.0.0", TCP_PORT, 2), hostIb)), ib, ResolverMode.KERNEL);
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);
+        assertThat(d.rejectReason()).isEqualTo(28);
+        assertThat(d.netns()).isEqualTo(host);
+        assertThat(d.trace()).extracting(TraceStep::step).containsSubsequence("listener", "acquire-dev");
     }
 
     @Test
     void aNonZeroCmaVersionRejectsWith28() {
         PacketMeta m = req("10.0.0.11", "10.0.0.99");
         PacketMeta bad = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                1, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId());
+                1, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
         Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), bad, ResolverMode.KERNEL);
         assertThat(d.rejectReason()).isEqualTo(28);
     }
@@ -259,7 +268,7 @@ class KernelRoceRulesTest {
     void aBthPkeyMismatchOnlyWarns() {
         PacketMeta m = req("10.0.0.11", "10.0.0.99");
         PacketMeta odd = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), 0x8001, m.serviceId(),
-                0, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId());
+                0, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
         Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), odd, ResolverMode.KERNEL);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.trace()).extracting(TraceStep::step).contains("pkey-mismatch");
@@ -267,7 +276,7 @@ class KernelRoceRulesTest {
 
     static PacketMeta withIpVersion(PacketMeta m, int ipVersion) {
         return new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), ipVersion, ipVersion == 0 ? null : m.dstIp(), ipVersion == 0 ? null : m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId());
+                m.cmaVersion(), ipVersion, ipVersion == 0 ? null : m.dstIp(), ipVersion == 0 ? null : m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
     }
 
 }

@@ -153,12 +153,11 @@ class BadInputTest {
     }
 
     @Test
-    void nonIpServiceIdOrIpVersionIsAfIbNotAnError() {
+    void anIpVersionOtherThanFourOrSixIsAfIbNotAnError() {
         CmReq req = CmSamples.req(Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5"));
+        // The port space does not decide (cma_get_net_dev reads the header of every request).
         CmReq ib = withServiceId(req, 0x013F0000L | 0x1234);
-        assertThat(CmAddressing.of(ib)).isInstanceOf(CmAddressing.NativeIb.class);
-        CmReq vendor = withServiceId(req, 0x0002C90300001234L);
-        assertThat(CmAddressing.of(vendor)).isInstanceOf(CmAddressing.NativeIb.class);
+        assertThat(CmAddressing.of(ib)).isInstanceOf(CmAddressing.Ip.class);
         byte[] pd = req.privateData().toByteArray();
         pd[1] = 0x00; // IP version nibble 0
         assertThat(CmAddressing.of(withPrivateData(req, Octets.of(pd)))).isEqualTo(

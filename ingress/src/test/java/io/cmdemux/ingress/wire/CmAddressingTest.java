@@ -18,8 +18,6 @@ class CmAddressingTest {
         assertThat(new ServiceId(0x0000000000020000L | 7).portSpace()).isEqualTo(PortSpace.IPOIB);
         assertThat(new ServiceId(0x00000000013F0000L | 9).portSpace()).isEqualTo(PortSpace.IB);
         assertThat(ServiceId.of(PortSpace.UDP, 4791).value()).isEqualTo(0x00000000011112B7L);
-        assertThat(new ServiceId(0x0000000000020007L).isRdmaIpService()).isTrue();
-        assertThat(new ServiceId(0x00000000013F0009L).isRdmaIpService()).isFalse();
     }
 
     @Test
@@ -37,6 +35,34 @@ class CmAddressingTest {
         assertThat(ip.srcPort()).isEqualTo(48879);
         assertThat(ip.port()).isEqualTo(18515);
         assertThat(ip.portSpace()).isEqualTo(PortSpace.TCP);
+    }
+
+    @Test
+    void theHeaderIsReadInEveryPortSpaceAsCmaGetNetDevDoes() throws Exception {
+        byte[] pd = CmaHeader.of(InetAddress.getByName("192.0.2.2"), 40000, InetAddress.getByName("192.0.2.11")).toPrivateData(new byte[0]).toByteArray();
+        for (PortSpace ps : PortSpace.values()) {
+            CmAddressing a = CmAddressing.of(ServiceId.of(ps, 7471).value(), Octets.of(pd));
+            assertThat(a).as("%s", ps).isInstanceOf(CmAddressing.Ip.class);
+            assertThat(((CmAddressing.Ip) a).dst()).isEqualTo(InetAddress.getByName("192.0.2.11"));
+            assertThat(((CmAddressing.Ip) a).portSpace()).isEqualTo(ps);
+        }
+        // A service ID outside rdma_cm's spaces: no rdma_cm listener can have it, but the header reads the same.
+        CmAddressing vendor = CmAddressing.of(0x0002C90300001234L, Octets.of(pd));
+        assertThat(vendor).isInstanceOf(CmAddressing.Ip.class);
+        assertThat(((CmAddressing.Ip) vendor).portSpace()).isNull();
+    }
+
+    @Test
+    void onlyTheVersionByteAndTheIpVersionNibbleChangeTheCourse() {
+        byte[] pd = new byte[CmReq.PRIVATE_DATA_SIZE];
+        long sid = ServiceId.of(PortSpace.IB, 9).value();
+        // AF_IB user data of zeros: IP version 0, -EAFNOSUPPORT, native IB.
+        assertThat(CmAddressing.of(sid, Octets.of(pd))).isEqualTo(new CmAddressing.NativeIb(new ServiceId(sid), "IP version 0 in the rdma_cm header"));
+        pd[0] = 0x42;
+        assertThat(CmAddressing.of(sid, Octets.of(pd))).isEqualTo(new CmAddressing.BadCmaVersion(new ServiceId(sid), 0x42));
+        pd[0] = 0;
+        pd[1] = 0x45; // the low nibble is not looked at
+        assertThat(CmAddressing.of(sid, Octets.of(pd))).isInstanceOf(CmAddressing.Ip.class);
     }
 
     @Test

@@ -4,6 +4,7 @@ import io.cmdemux.gid.Gid;
 import io.cmdemux.ingress.resolve.IngressKey;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.QpType;
 import io.cmdemux.netdev.HwAddr;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -21,9 +22,9 @@ import java.util.OptionalInt;
  *   0 u8  networkType (0 IB, 1 RoCE v1, 2 RoCE v2)    30 u16 ingress port
  *   1 u8  flags (see F_*)                             32 u64 ingress GUID
  *   2 u8  cmaVersion                                  40 u16 ingress P_Key
- *   3 u8  ipVersion                                   42 u16 reserved
- *   4 u16 pkey                                        44 16B dgid
- *   6 u16 bthPkey                                     60 16B ourGid
+ *   3 u8  ipVersion                                   42 u8  reserved
+ *   4 u16 pkey                                        43 u8  qpType (ib_qp_type, 0 none)
+ *   6 u16 bthPkey                                     44 16B dgid, 60 16B ourGid
  *   8 u64 serviceId                                   76 16B peerGid
  *  16 u32 localCommId                                 92 16B dstIp (IPv4 in bytes 0-3)
  *  20 u16 srcPort                                    108 16B srcIp
@@ -87,7 +88,8 @@ public final class MetaCodec {
         b.writeShort(m.key().port());
         b.writeLong(m.key().guid());
         b.writeShort(m.key().pkey());
-        b.writeShort(0);
+        b.writeByte(0);
+        b.writeByte(m.qpType() == null ? 0 : m.qpType().code());
         writeGid(b, m.dgid());
         writeGid(b, m.ourGid());
         writeGid(b, m.peerGid());
@@ -127,7 +129,19 @@ public final class MetaCodec {
         int port = b.getShort() & 0xffff;
         long guid = b.getLong();
         int keyPkey = b.getShort() & 0xffff;
-        b.getShort();
+        b.get();
+        int qp = b.get() & 0xff;
+        QpType qpType = null;
+        if (qp != 0) {
+            for (QpType t : QpType.values()) {
+                if (t.code() == qp) {
+                    qpType = t;
+                }
+            }
+            if (qpType == null) {
+                throw new ProtocolException(Wire.EBADMSG, 43, "unknown QP type " + qp);
+            }
+        }
         Gid dgid = gid(b, (flags & F_DGID) != 0);
         Gid ourGid = gid(b, (flags & F_OUR_GID) != 0);
         Gid peerGid = gid(b, (flags & F_PEER_GID) != 0);
@@ -139,7 +153,7 @@ public final class MetaCodec {
                 NetworkType.values()[nt], dgid, ourGid, peerGid, pkey, bthPkey, serviceId, cmaVersion, ipVersion, dst, src, srcPort,
                 (flags & F_VLAN) != 0 ? OptionalInt.of(vlan) : OptionalInt.empty(),
                 (flags & F_DMAC) != 0 ? HwAddr.of(dmac) : null,
-                (flags & F_SIDR) != 0, localCommId);
+                (flags & F_SIDR) != 0, localCommId, qpType);
     }
 
     private static void writeGid(ByteBuf b, Gid g) {

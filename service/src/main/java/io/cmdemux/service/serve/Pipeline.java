@@ -3,6 +3,7 @@ package io.cmdemux.service.serve;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.DecisionCache;
 import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.IngressPorts;
 import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.resolve.PacketMetas;
 import io.cmdemux.ingress.resolve.ResolverMode;
@@ -42,9 +43,19 @@ public final class Pipeline {
     private final RejLimiter limiter;
     private final Metrics metrics;
     private final DecisionLog decisions;
+    private final boolean guarded;
+    /** Which soft port owns what each tap sees (IngressPorts.ownerOfArrival), for one state. */
+    private volatile Owners owners = new Owners(null, Map.of());
 
-    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, Dispatcher dispatcher, Sessions sessions,
+    private record Owners(HostState state, Map<String, String> byDevice) {}
+
+    /**
+     * @param guarded whether the nftables guard drops RoCEv2 at every soft port's netdev, so that a
+     *     frame arriving on a bond's port never reaches the bond's own tap
+     */
+    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, boolean guarded, Dispatcher dispatcher, Sessions sessions,
             RejLimiter limiter, Metrics metrics, DecisionLog decisions) {
+        this.guarded = guarded;
         this.sessions = sessions;
         this.state = state;
         this.cache = cache;
@@ -96,6 +107,19 @@ public final class Pipeline {
         prefetched = sessions.prefetch(aheadComm, aheadGuid, reqs, dispatcher.peekTraceId());
     }
 
+    private String owner(HostState now, String device) {
+        Owners o = owners;
+        if (o.state() != now) {
+            Map<String, String> m = new java.util.HashMap<>();
+            for (io.cmdemux.gid.RdmaDevice d : now.rdma().devices()) {
+                m.put(d.name(), IngressPorts.ownerOfArrival(now, d.name()));
+            }
+            o = new Owners(now, Map.copyOf(m));
+            owners = o;
+        }
+        return o.byDevice().getOrDefault(device, device);
+    }
+
     /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
     public Decision onFrame(String device, byte[] raw, long arrivedNanos, FrameSender port) {
         // The state in force when the frame arrived, or a newer one: never an older one.
@@ -111,6 +135,16 @@ public final class Pipeline {
         if (!view.icrcValid()) {
             metrics.frame("bad-icrc"); // rxe_icrc_check fails and rxe drops the packet silently
             return null;
+        }
+        String owner = owner(now, device);
+        if (!owner.equals(device)) {
+            // The frame belongs to the soft port on the bond (bond_handle_frame). Without the guard
+            // that port's own tap sees it too, after the bond took it; with it, only this tap does.
+            if (!guarded) {
+                metrics.frame("other-port");
+                return null;
+            }
+            device = owner;
         }
         // Checked in place; the records are built only for a frame that is kept.
         RoceFrame frame = view.toFrame();

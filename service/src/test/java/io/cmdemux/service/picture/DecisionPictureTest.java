@@ -12,6 +12,7 @@ import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.ingress.resolve.NetworkType;
 import io.cmdemux.ingress.resolve.PacketMeta;
+import io.cmdemux.ingress.resolve.QpType;
 import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.resolve.TraceStep;
@@ -61,7 +62,7 @@ class DecisionPictureTest {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse("10.80.200.1");
         return new PacketMeta(new IngressKey("rxe0", 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(), dmac, false, 0x1234);
+                PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(), dmac, false, 0x1234, QpType.RC);
     }
 
     private Graph draw(Decision d, Decision other) {
@@ -119,7 +120,7 @@ class DecisionPictureTest {
         assertThat(walk).extracting(e -> e.from + ">" + e.to).containsExactly(
                 "request>port_rxe0_1", "port_rxe0_1>" + pod3Net1, pod3Net1 + ">" + pod3, pod3 + ">" + Ids.listener(pod3Any));
         assertThat(stepsOnWalk(walk)).containsExactly("ingress-port", "gid-match", "ib-cm-listen", "cma-header", "net-dev", "validate-net-dev",
-                "netns", "listener");
+                "netns", "listener", "qp-type", "acquire-dev");
         assertThat(stepsOnWalk(walk)).isEqualTo(stepNames(d));
         assertThat(walk.get(1).label.get(0)).isEqualTo("2 gid-match: index " + lowestGidIndexFor(Pods.ip(2)));
         for (String node : List.of("port_rxe0_1", pod3Net1, pod3, Ids.listener(pod3Any))) {
