@@ -16,9 +16,11 @@
 #   clients/<N>.log           each client's output
 #   requests.tsv              N start end ns dst port ps tool rc   (guest clock, seconds)
 #   cm.pcap                   the client side's capture
-#   rdma/<ns>.pcap            nlmon capture of the nldev dumps `rdma dev`, `rdma link`, `rdma res show cm_id` in <ns>
-#   tracefs/trace.txt         the ib_cma (ib_cm's icm_*) and rdma_cma tracepoints from `record` to the end, from our
-#                             own tracefs instance; tracefs/formats/<system>/<event> their formats
+#   rdma/<ns>.pcap            the kernel's replies to the nldev dumps GET, PORT_GET, RES_CM_ID_GET in <ns> (nldev-dump)
+#   tracefs/trace.txt         the ib_cma (ib_cm's icm_*), rdma_cma and ib_mad tracepoints and our kretprobes on the
+#                             request handlers (group cmdemux_lab) from `record` to the end, from our own tracefs
+#                             instance; tracefs/formats/<system>/<event> their formats; tracefs/kprobes.txt which
+#                             kretprobes this kernel took
 
 OUT=${OUT:?}
 CLIENT_NS=cli
@@ -392,22 +394,15 @@ record_listeners() {
   done
 }
 
-# nlmon capture of the nldev dumps that `rdma` makes in each namespace: devices, links (ports and
-# their netdevs) and the RES_CM_ID dump, whose RDMA_NLDEV_ATTR_RES_PS is the listener's port space
-# as a number (rdma's own text says "IPoIB" for RDMA_PS_IB too).
+# The nldev dumps (devices, ports, and RES_CM_ID, whose RDMA_NLDEV_ATTR_RES_PS is a listener's port
+# space as a number: rdma's own text says "IPoIB" for RDMA_PS_IB too), as the kernel's raw replies in
+# a DLT_NETLINK pcap. nlmon cannot capture NETLINK_RDMA (netlink_filter_tap passes only a few
+# families), so /lab/bin/nldev-dump (guest/nldev-dump.c, built by scripts/lab/run) asks the kernel
+# itself, in each namespace.
 record_nldev() {
-  local ns f
+  local ns
   for ns in $(all_namespaces); do
-    f="$OUT/rdma/$ns.pcap"
-    in_ns "$ns" ip link add nlmon0 type nlmon || die "nlmon in $ns"
-    in_ns "$ns" ip link set nlmon0 up
-    start_nlmon_capture "$ns" "$f"
-    in_ns "$ns" rdma dev show > /dev/null 2>&1 || true
-    in_ns "$ns" rdma link show > /dev/null 2>&1 || true
-    in_ns "$ns" rdma res show cm_id > /dev/null 2>&1 || true
-    stop_capture "$NLMON_PID" "$f" || die "the nldev capture in $ns did not stop cleanly"
-    rm -f "$f.tcpdump.log"
-    in_ns "$ns" ip link del nlmon0
+    in_ns "$ns" /lab/bin/nldev-dump "$OUT/rdma/$ns.pcap" || die "nldev-dump in $ns failed"
   done
 }
 
@@ -421,18 +416,37 @@ start_trace() {
   mkdir "$TRACE_INSTANCE" || die "cannot make the tracefs instance $TRACE_INSTANCE"
   echo 4096 > "$TRACE_INSTANCE/buffer_size_kb"
   local sys
-  for sys in ib_cma rdma_cma; do
+  for sys in ib_cma rdma_cma ib_mad; do
     [ -d "$TRACE_INSTANCE/events/$sys" ] || die "no tracepoint system $sys in this kernel"
     echo 1 > "$TRACE_INSTANCE/events/$sys/enable"
   done
+  # What the request handlers return, where no tracepoint says it (a REJ that is decided on but
+  # never sent leaves no icm_send_rej). kretprobe definitions are global: ours are in group
+  # cmdemux_lab, enabled only in our instance, and removed again by stop_trace.
+  local spec f t added=0
+  : > "$OUT/tracefs/kprobes.txt"
+  for spec in $KRETPROBES; do
+    f=${spec%%:*}; t=${spec#*:}
+    if ! grep -q "^$f " "$TRACEFS/available_filter_functions"; then
+      echo "$f: not a probe point in this kernel (inlined?)" >> "$OUT/tracefs/kprobes.txt"
+      continue
+    fi
+    if echo "r:cmdemux_lab/${f}_ret $f ret=\$retval:$t" >> "$TRACEFS/kprobe_events" 2>> "$OUT/tracefs/kprobes.txt"; then
+      echo "$f: r:cmdemux_lab/${f}_ret ret=\$retval:$t" >> "$OUT/tracefs/kprobes.txt"
+      added=1
+    fi
+  done
+  [ "$added" = 0 ] || echo 1 > "$TRACE_INSTANCE/events/cmdemux_lab/enable"
 }
+KRETPROBES="cm_req_handler:s32 cm_sidr_req_handler:s32 cma_ib_req_handler:s32 cm_init_av_for_response:s32 cm_init_av_by_path:s32 cma_ib_acquire_dev:s32 cma_ib_id_from_event:s64"
 stop_trace() {
   [ -d "$TRACE_INSTANCE" ] || return 0
   echo 0 > "$TRACE_INSTANCE/tracing_on"
   cat "$TRACE_INSTANCE/trace" > "$OUT/tracefs/trace.txt"
   cat "$TRACE_INSTANCE/per_cpu/cpu0/stats" "$TRACE_INSTANCE/per_cpu/cpu1/stats" > "$OUT/tracefs/stats.txt" 2>/dev/null || true
-  local sys e
-  for sys in ib_cma rdma_cma; do
+  local sys e spec
+  [ -d "$TRACE_INSTANCE/events/cmdemux_lab" ] && echo 0 > "$TRACE_INSTANCE/events/cmdemux_lab/enable"
+  for sys in ib_cma rdma_cma ib_mad cmdemux_lab; do
     for e in "$TRACE_INSTANCE"/events/$sys/*/; do
       [ -f "$e/format" ] || continue
       mkdir -p "$OUT/tracefs/formats/$sys"
@@ -440,6 +454,8 @@ stop_trace() {
     done
   done
   rmdir "$TRACE_INSTANCE" || log "warning: could not remove $TRACE_INSTANCE"
+  for spec in $KRETPROBES; do echo "-:cmdemux_lab/${spec%%:*}_ret" >> "$TRACEFS/kprobe_events" 2>/dev/null; done
+  true
 }
 
 # Everything about the state before the connections.

@@ -58,7 +58,7 @@ while read -r s; do
   [ "$left" = 0 ] || echo "lab: WARNING: $left LISTEN cm_ids left over before $s"
   echo "$left" > "$out/leftover-listeners"
   t0=$(date +%s)
-  OUT="$out" timeout -k 5 "${SCENARIO_TIMEOUT:-200}" bash -c '
+  OUT="$out" timeout -k 5 "${SCENARIO_TIMEOUT:-420}" bash -c '
     set -uo pipefail
     exec 9>> "$OUT/trace.log"; BASH_XTRACEFD=9
     set -x

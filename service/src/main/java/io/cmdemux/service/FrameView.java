@@ -137,7 +137,7 @@ final class FrameView {
         CmMessage m = f.mad().message();
         sb.append("  CM: ").append(m.attribute().ibtaName()).append(' ').append(summary(m));
         if (m instanceof CmReq req && req.pkey() != f.bth().pkey()) {
-            // DESIGN.md §5.1: the REQ's own P_Key decides; a different BTH P_Key is only worth a warning.
+            // ARCHITECTURE.md §4.3: the REQ's own P_Key decides; a different BTH P_Key is only worth a warning.
             sb.append(String.format("  [REQ P_Key 0x%04x, BTH P_Key 0x%04x]", req.pkey(), f.bth().pkey()));
         }
         if (!f.icrcValid()) {

@@ -117,7 +117,7 @@ class PathCliTest {
         Cli.Result s = Cli.run("path", "serve", "--for", "3", "--config", cfg.toString(), "--stats-file", stats.toString(), "--snapshot",
                 emptyHost(tmp).toString());
         assertThat(s.exit()).as(s.err()).isZero();
-        // This machine's kernel has no NETLINK_RDMA (DESIGN.md §6); on one with RDMA the line says "listening".
+        // This machine's kernel has no NETLINK_RDMA (docs/PATHRECORD.md); on one with RDMA the line says "listening".
         assertThat(s.err().lines().filter(l -> l.contains("path responder")).count()).isEqualTo(1);
         Cli.Result st = Cli.run("path", "stats", "--stats-file", stats.toString(), "--json");
         assertThat(st.exit()).as(st.err()).isZero();

@@ -1,7 +1,7 @@
 package io.cmdemux.ingress.resolve;
 
 /**
- * KERNEL reproduces the Linux RDMA CM (DESIGN.md §5); NETSTACK walks the synthesised packet up
+ * KERNEL reproduces the Linux RDMA CM (ARCHITECTURE.md §4); NETSTACK walks the synthesised packet up
  * the receive path the way the netns seed proposes (§3).
  */
 public enum ResolverMode {

@@ -36,4 +36,13 @@ public final class RdmaCmRequests {
                 IB_MTU_1024, false, 7, CMA_MAX_CM_RETRIES, false, 0, primary, CmPath.NONE, false,
                 h.toPrivateData(consumerData == null ? new byte[0] : consumerData));
     }
+
+    /**
+     * The SIDR REQ an rdma_cm UD id sends for rdma_connect (cma_resolve_ib_udp): the request ID,
+     * P_Key 0xffff, the service ID, and the rdma_cm header in the private data.
+     */
+    public static CmSidrReq sidr(int requestId, PortSpace ps, InetAddress src, int srcPort, InetAddress dst, int dstPort) {
+        byte[] pd = CmaHeader.of(src, srcPort, dst).toPrivateData(new byte[0]).toByteArray();
+        return new CmSidrReq(requestId, 0xffff, ps.serviceId(dstPort), Octets.of(pd));
+    }
 }

@@ -24,7 +24,7 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md §5.2, ipoib_get_net_dev_by_params, one rule per test. Port mlx5_0/1 has GID
+ * ARCHITECTURE.md §4.3, ipoib_get_net_dev_by_params, one rule per test. Port mlx5_0/1 has GID
  * fe80::2:c903:0:1 and P_Keys 0xffff, 0x8001, 0x0002 (limited) and 0x8002 (full). ib0 is the
  * parent; RTNL children may share a P_Key and, like all children, share the parent's GID.
  */

@@ -14,7 +14,6 @@ import io.cmdemux.namespaces.LinkRef;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.testkit.DumpBuilder;
 import io.cmdemux.netdev.InetAddresses;
-import io.cmdemux.netdev.LinkInfo;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -24,22 +23,14 @@ import org.junit.jupiter.api.Test;
  * device (cma_ib_acquire_dev). Pods A and B have macvlans of the RoCE port's netdev up0.
  */
 class KernelListenerRulesTest {
-    private final DumpBuilder b = new DumpBuilder();
-    private final NetnsId host = b.host();
-    private final NetnsId a = b.pod("podA", 0);
-    private final NetnsId bb = b.pod("podB", 1);
-    private final LinkRef up0 = new LinkRef(host, 2);
-    private final LinkRef mvA = new LinkRef(a, 5);
-    private final LinkRef mvB = new LinkRef(bb, 6);
-
-    KernelListenerRulesTest() {
-        b.link(host, 1, "lo").arphrd(772).add();
-        b.link(host, 2, "up0").add().addr(host, 2, "10.0.0.1/24");
-        b.link(a, 1, "lo").arphrd(772).add();
-        b.link(a, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(a, 5, "10.0.0.11/24");
-        b.link(bb, 1, "lo").arphrd(772).add();
-        b.link(bb, 6, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(bb, 6, "10.0.0.12/24");
-    }
+    private final TwoPods pods = new TwoPods();
+    private final DumpBuilder b = pods.b;
+    private final NetnsId host = pods.host;
+    private final NetnsId a = pods.a;
+    private final NetnsId bb = pods.bb;
+    private final LinkRef up0 = pods.up0;
+    private final LinkRef mvA = pods.mvA;
+    private final LinkRef mvB = pods.mvB;
 
     private HostState state(Listener... ls) {
         RdmaTopology rdma = roce(up0, List.of(gid(0, "fe80::ff:fe00:2", up0), gid(1, "10.0.0.1", up0), gid(2, "10.0.0.11", mvA),

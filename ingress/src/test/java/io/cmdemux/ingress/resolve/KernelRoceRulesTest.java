@@ -24,27 +24,19 @@ import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
 /**
- * DESIGN.md §5.3–§5.6 on RoCE, one rule per test. The topology is a host port netdev "up0" with
+ * ARCHITECTURE.md §4.2–§4.7 on RoCE, one rule per test. The topology is a host port netdev "up0" with
  * macvlans in pods A and B (ipvlan and vlan where a rule needs them), encoded as the kernel dumps
  * them; GID tables are written out by roce_gid_mgmt's rules.
  */
 class KernelRoceRulesTest {
-    private final DumpBuilder b = new DumpBuilder();
-    private final NetnsId host = b.host();
-    private final NetnsId a = b.pod("podA", 0);
-    private final NetnsId bb = b.pod("podB", 1);
-    private final LinkRef up0 = new LinkRef(host, 2);
-    private final LinkRef mvA = new LinkRef(a, 5);
-    private final LinkRef mvB = new LinkRef(bb, 6);
-
-    KernelRoceRulesTest() {
-        b.link(host, 1, "lo").arphrd(772).add();
-        b.link(host, 2, "up0").add().addr(host, 2, "10.0.0.1/24");
-        b.link(a, 1, "lo").arphrd(772).add();
-        b.link(a, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(a, 5, "10.0.0.11/24").addr(a, 5, "fe80::a:11/64");
-        b.link(bb, 1, "lo").arphrd(772).add();
-        b.link(bb, 6, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(bb, 6, "10.0.0.12/24");
-    }
+    private final TwoPods pods = new TwoPods();
+    private final DumpBuilder b = pods.b;
+    private final NetnsId host = pods.host;
+    private final NetnsId a = pods.a;
+    private final NetnsId bb = pods.bb;
+    private final LinkRef up0 = pods.up0;
+    private final LinkRef mvA = pods.mvA;
+    private final LinkRef mvB = pods.mvB;
 
     private HostState state(RdmaTopology rdma, ListenerTable l) {
         return new HostState(b.snapshot(1), rdma, l);

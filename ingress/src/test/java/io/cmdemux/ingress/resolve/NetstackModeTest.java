@@ -18,23 +18,18 @@ import java.util.List;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN.md §3: the netstack walk, and where it parts ways with the kernel's GID-table answer. */
+/** ARCHITECTURE.md §5: the netstack walk, and where it parts ways with the kernel's GID-table answer. */
 class NetstackModeTest {
-    private static final String MAC_A = "02:aa:00:00:00:0a";
-    private static final String MAC_B = "02:bb:00:00:00:0b";
-    private final DumpBuilder b = new DumpBuilder();
-    private final NetnsId host = b.host();
-    private final NetnsId a = b.pod("podA", 0);
-    private final NetnsId bb = b.pod("podB", 1);
-    private final LinkRef up0 = new LinkRef(host, 2);
-    private final LinkRef mvA = new LinkRef(a, 5);
-    private final LinkRef mvB = new LinkRef(bb, 6);
-
-    NetstackModeTest() {
-        b.link(host, 2, "up0").mac("02:00:00:00:00:02").add().addr(host, 2, "10.0.0.1/24");
-        b.link(a, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_A).add().addr(a, 5, "10.0.0.11/24");
-        b.link(bb, 6, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_B).add().addr(bb, 6, "10.0.0.12/24");
-    }
+    private static final String MAC_A = TwoPods.MAC_A;
+    private static final String MAC_B = TwoPods.MAC_B;
+    private final TwoPods pods = new TwoPods();
+    private final DumpBuilder b = pods.b;
+    private final NetnsId host = pods.host;
+    private final NetnsId a = pods.a;
+    private final NetnsId bb = pods.bb;
+    private final LinkRef up0 = pods.up0;
+    private final LinkRef mvA = pods.mvA;
+    private final LinkRef mvB = pods.mvB;
 
     @Test
     void macvlanIsChosenByDestinationMac() {

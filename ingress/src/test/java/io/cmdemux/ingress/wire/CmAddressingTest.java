@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetAddress;
 import org.junit.jupiter.api.Test;
 
-/** Service ID split and the rdma_cm header (DESIGN.md §5.1; rdma_get_service_id and struct cma_hdr in cma.c). */
+/** Service ID split and the rdma_cm header (ARCHITECTURE.md §4.3; rdma_get_service_id and struct cma_hdr in cma.c). */
 class CmAddressingTest {
 
     @Test

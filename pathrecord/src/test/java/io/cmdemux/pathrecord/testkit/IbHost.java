@@ -18,7 +18,7 @@ import java.util.OptionalInt;
 /**
  * A host with one IB port, mlx5_0/1 (GID fe80::2:c903:0:1, P_Keys 0xffff, 0x8001, 0x8002, 0x8003),
  * IPoIB parent ib0 in the host namespace and one RTNL child per pod: ib0.8001 in podA, ib0.8002 in
- * podB, ib0.8003 in podC (DESIGN.md §5.2: children share the parent's GID and differ by P_Key).
+ * podB, ib0.8003 in podC (ARCHITECTURE.md §4.3: children share the parent's GID and differ by P_Key).
  */
 public final class IbHost {
     public static final String DEV = "mlx5_0";

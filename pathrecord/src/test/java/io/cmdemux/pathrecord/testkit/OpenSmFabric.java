@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 /**
- * A real Subnet Administrator without hardware (../shared/ORACLES.md): ibsim simulates hosts H1..Hn
+ * A real Subnet Administrator without hardware (the outside programs tests check against): ibsim simulates hosts H1..Hn
  * on one switch, OpenSM runs on H1 under the umad2sim preload, and clients (saquery, our SA client
  * in its own small JVM) run as any host. One fabric per test class: ibsim never frees the slot of a
  * client that was killed, and it has only ten. Every command gets a time limit, because saquery

@@ -10,7 +10,6 @@ import io.cmdemux.ingress.wire.CmSidrRep;
 import io.cmdemux.ingress.wire.CmSidrReq;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RoceFrame;
-import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,8 +55,8 @@ public final class Dispatcher {
         }
     }
 
-    /** What a consumer's REJECT of a delivery without a session needs. */
-    private record Pending(ReturnPath request, FrameSender port, int localCommId) {}
+    /** What a consumer's REJECT of a delivery without a session needs; {@code sidr} is the SIDR REQ, or null for a REQ. */
+    private record Pending(ReturnPath request, FrameSender port, int localCommId, CmSidrReq sidr) {}
 
     public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
         this.consumers = consumers;
@@ -126,12 +125,19 @@ public final class Dispatcher {
                     return dropped(d, SESSIONS_FULL);
                 }
                 if (meta.sidr()) {
-                    pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId));
+                    pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId, (CmSidrReq) frame.mad().message()));
                 }
                 Consumers.Handover handover = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
                 if (handover != Consumers.Handover.TAKEN) {
                     pending.invalidate(traceId);
                     sessions.forget(traceId);
+                    if (meta.sidr()) {
+                        // cm_sidr_req_handler: whatever the handler's error (-ENOMEM for a full backlog too),
+                        // cm_destroy_id in IB_CM_SIDR_REQ_RCVD answers with cm_reject_sidr_req(IB_SIDR_REJECT).
+                        metrics.decision("reject", handover == Consumers.Handover.BACKLOG ? CONSUMER_BACKLOG : "consumer-gone");
+                        answerReject(frame, meta, port, localCommId, Decision.SIDR_REJECT, new byte[0], new byte[0]);
+                        return d;
+                    }
                     if (handover == Consumers.Handover.BACKLOG) {
                         // ucma_connect_event_handler: a listener whose backlog is full makes the handler fail with
                         // -ENOMEM, and the request is dropped without a REJ so that the peer retries.
@@ -200,27 +206,36 @@ public final class Dispatcher {
                 metrics.drop("reject-unknown-trace");
                 return;
             }
-            p = new Pending(u.request(), u.port(), u.localCommId());
+            p = new Pending(u.request(), u.port(), u.localCommId(), null);
         }
         metrics.decision("reject", "consumer");
+        if (p.sidr() != null) {
+            // rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT) with the consumer's private data; a SIDR REP has no reason.
+            sendSidrRep(p.request(), p.port(), p.sidr(), Decision.SIDR_REJECT, privateData);
+            return;
+        }
         answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData);
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
             byte[] privateData) {
         if (meta.sidr()) {
-            // cm_reject_sidr_req: a SIDR REQ is refused with a SIDR_REP carrying the status (1 unsupported, 2 reject)
-            CmSidrReq sidr = (CmSidrReq) frame.mad().message();
-            CmSidrRep rep = new CmSidrRep(sidr.requestId(), reason & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.zeros(0));
-            byte[] out = RoceFrameBuilder.reply(frame, rep, ReturnPath.UDP_SOURCE_PORT, 0);
-            if (limiter.allowReply(frame.l3().src(), out.length)) {
-                send(port, out, "sidr-rep");
-            } else {
-                metrics.drop("rej-rate-limited");
-            }
+            // A SIDR REQ is refused with a SIDR_REP carrying the status: the decision's (1 unsupported, 2 reject).
+            sendSidrRep(ReturnPath.of(frame), port, (CmSidrReq) frame.mad().message(), reason, privateData);
             return;
         }
         answerRejectFrame(ReturnPath.of(frame), port, localCommId, reason, ari, privateData);
+    }
+
+    private void sendSidrRep(ReturnPath request, FrameSender port, CmSidrReq sidr, int status, byte[] privateData) {
+        byte[] pd = privateData.length > CmSidrRep.PRIVATE_DATA_SIZE ? java.util.Arrays.copyOf(privateData, CmSidrRep.PRIVATE_DATA_SIZE) : privateData;
+        CmSidrRep rep = new CmSidrRep(sidr.requestId(), status & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.of(pd));
+        byte[] out = request.answer(rep);
+        if (limiter.allowReply(request.requester(), out.length)) {
+            send(port, out, "sidr-rep");
+        } else {
+            metrics.drop("rej-rate-limited");
+        }
     }
 
     private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari, byte[] privateData) {
@@ -242,7 +257,7 @@ public final class Dispatcher {
     private void send(FrameSender port, byte[] frame, String what) {
         try {
             port.send(frame);
-            metrics.sent(what.startsWith("REJ") ? "rej" : what.equals("MRA") ? "mra" : "repeat");
+            metrics.sent(what.startsWith("REJ") ? "rej" : what.equals("MRA") ? "mra" : what.equals("sidr-rep") ? "sidr-rep" : "repeat");
         } catch (IOException e) {
             metrics.drop("send-failed");
             log.warn("sending {} failed: {}", what, e.getMessage());
