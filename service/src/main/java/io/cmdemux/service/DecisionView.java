@@ -30,6 +30,11 @@ final class DecisionView {
         } else {
             o.put("dropReason", d.dropReason());
         }
+        if (d.drop() == null) {
+            o.putNull("drop");
+        } else {
+            o.put("drop", d.drop().label());
+        }
         if (d.netdev() == null) {
             o.putNull("netdev");
         } else {

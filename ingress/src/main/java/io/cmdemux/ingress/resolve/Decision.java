@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param rejectReason when the outcome is REJECT: the CM REJ reason (8 or 28) for a REQ, or the SIDR_REP
  *     status for a SIDR REQ (1 unsupported where a REQ gets 8, 2 reject where it gets 28)
- * @param dropReason why the request is silently dropped, when the outcome is DROP
+ * @param dropReason why the request is silently dropped, in words, when the outcome is DROP
+ * @param drop the same as a kind, for counters (drops_total{reason}); null unless the outcome is DROP
  * @param netdev the final net device, or null (AF_IB, or none found)
  * @param netns the namespace the request belongs to, or null when none was reached
  */
@@ -17,6 +18,7 @@ public record Decision(
         Outcome outcome,
         Integer rejectReason,
         String dropReason,
+        Drop drop,
         LinkRef netdev,
         NetnsId netns,
         Listener listener,
@@ -25,6 +27,30 @@ public record Decision(
         long topologyGeneration) {
 
     public enum Outcome { DELIVER, REJECT, DROP }
+
+    /** Why a request is dropped without an answer, as drops_total's reason label names it. */
+    public enum Drop {
+        /** The request named no RDMA port of this host. */
+        NO_PORT("no-port"),
+        /** No GID entry matched the packet: cm_req_handler sends nothing. */
+        NO_GID("no-gid"),
+        /** The netstack walk lost the frame (netstack mode). */
+        NETSTACK("netstack"),
+        /** The daemon holds --max-sessions connections (ucma's -ENOMEM, silent so that the peer retries). */
+        SESSIONS_FULL("sessions-full"),
+        /** The listener's consumer is not reading (ucma's full backlog, silent so that the peer retries). */
+        CONSUMER_BACKLOG("consumer-backlog");
+
+        private final String label;
+
+        Drop(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
 
     // IBTA Table 112 / enum ib_cm_rej_reason
     public static final int REJ_INVALID_SERVICE_ID = 8;
@@ -42,7 +68,7 @@ public record Decision(
      * such as the choice of the port a captured frame arrived on ({@link IngressPorts}).
      */
     public Decision withFirstStep(TraceStep first) {
-        return new Decision(outcome, rejectReason, dropReason, netdev, netns, listener, mode, new Prefixed(first, trace), topologyGeneration);
+        return new Decision(outcome, rejectReason, dropReason, drop, netdev, netns, listener, mode, new Prefixed(first, trace), topologyGeneration);
     }
 
     /** One step, then a trace that may still be written when first read. */
@@ -66,10 +92,16 @@ public record Decision(
         }
     }
 
+    /** The same decision, dropped for {@code drop} instead (what the dispatcher does when it cannot keep a request). */
+    public Decision droppedFor(Drop drop, String why) {
+        return new Decision(Outcome.DROP, null, why, drop, netdev, netns, listener, mode, trace, topologyGeneration);
+    }
+
     /** The same answer, ignoring the trace wording: outcome, reason, netdev, namespace, listener. */
     public boolean sameAnswer(Decision o) {
         return outcome == o.outcome
                 && java.util.Objects.equals(rejectReason, o.rejectReason)
+                && drop == o.drop
                 && java.util.Objects.equals(netdev, o.netdev)
                 && java.util.Objects.equals(netns, o.netns)
                 && java.util.Objects.equals(listener, o.listener);

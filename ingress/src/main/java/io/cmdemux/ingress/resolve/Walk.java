@@ -26,8 +26,8 @@ final class Walk extends WalkBase {
         return tracing ? trace : new RenderedOnDemand(state, meta, mode);
     }
 
-    private Decision drop(String reason, LinkRef netdev) {
-        return new Decision(Decision.Outcome.DROP, null, reason, netdev, netdev == null ? null : netdev.netns(), null, mode, trace(), topo.generation());
+    private Decision drop(Decision.Drop kind, String reason) {
+        return new Decision(Decision.Outcome.DROP, null, reason, kind, null, null, null, mode, trace(), topo.generation());
     }
 
     private Decision reject(int reason, LinkRef netdev, NetnsId ns) {
@@ -36,9 +36,9 @@ final class Walk extends WalkBase {
             int status = reason == Decision.REJ_INVALID_SERVICE_ID ? Decision.SIDR_UNSUPPORTED : Decision.SIDR_REJECT;
             step("sidr-rep", "cm_reject_sidr_req", "a SIDR REQ is answered with a SIDR_REP, not a REJ", List.of(), "status " + status,
                     status == Decision.SIDR_UNSUPPORTED ? "IB_SIDR_UNSUPPORTED: no listener for the service ID" : "IB_SIDR_REJECT");
-            return new Decision(Decision.Outcome.REJECT, status, null, netdev, ns, null, mode, trace(), topo.generation());
+            return new Decision(Decision.Outcome.REJECT, status, null, null, netdev, ns, null, mode, trace(), topo.generation());
         }
-        return new Decision(Decision.Outcome.REJECT, reason, null, netdev, ns, null, mode, trace(), topo.generation());
+        return new Decision(Decision.Outcome.REJECT, reason, null, null, netdev, ns, null, mode, trace(), topo.generation());
     }
 
     /** {@link Resolver#netdevFor}: the net device alone, without ib_cm and without a listener. */
@@ -74,7 +74,7 @@ final class Walk extends WalkBase {
         if (portOpt.isEmpty()) {
             step("ingress-port", "ib_device lookup", key.device() + " port " + key.port(),
                     state.rdma().devices().stream().map(RdmaDevice::name).toList(), null, "no such RDMA device or port");
-            return drop("no RDMA port " + key.device() + "/" + key.port() + " on this host", null);
+            return drop(Decision.Drop.NO_PORT, "no RDMA port " + key.device() + "/" + key.port() + " on this host");
         }
         RdmaPort port = portOpt.get();
         arrived(port);
@@ -84,8 +84,8 @@ final class Walk extends WalkBase {
         if (port.roce()) {
             gidEntry = new KernelNetdev(this).matchGid(port);
             if (gidEntry == null) {
-                return drop("no GID entry on " + key.device() + "/" + key.port() + " matches " + meta.dgid()
-                        + " (" + meta.networkType().gidType().text() + vlanText() + "); the kernel sends nothing", null);
+                return drop(Decision.Drop.NO_GID, "no GID entry on " + key.device() + "/" + key.port() + " matches " + meta.dgid()
+                        + " (" + meta.networkType().gidType().text() + vlanText() + "); the kernel sends nothing");
             }
         }
 
@@ -116,7 +116,7 @@ final class Walk extends WalkBase {
             } else {
                 NetstackWalk.Rx rx = new NetstackWalk(this).netdev(port);
                 if (rx.dropReason() != null) {
-                    return drop(rx.dropReason(), null);
+                    return drop(Decision.Drop.NETSTACK, rx.dropReason());
                 }
                 netdev = rx.dev();
             }
@@ -155,7 +155,7 @@ final class Walk extends WalkBase {
         if (l == null) {
             return reject(Decision.REJ_CONSUMER_DEFINED, netdev, nsId);
         }
-        return new Decision(Decision.Outcome.DELIVER, null, null, netdev, nsId, l, mode, trace(), topo.generation());
+        return new Decision(Decision.Outcome.DELIVER, null, null, null, netdev, nsId, l, mode, trace(), topo.generation());
     }
 
     /** The first steps of a trace: where the request came in, and a P_Key the kernel only warns about. */

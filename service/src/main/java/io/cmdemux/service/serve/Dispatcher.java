@@ -122,7 +122,8 @@ public final class Dispatcher {
                 if (!meta.sidr() && !sessions.delivered(traceId, localCommId, frame, port, d.listener().owner())) {
                     // cma_ib_req_handler fails with -ENOMEM when it cannot keep the request, and cm_destroy_id
                     // then stays silent "to allow future retries": the peer's retransmission may find room.
-                    return dropped(d, SESSIONS_FULL);
+                    metrics.decision("drop", "");
+                    return d.droppedFor(Decision.Drop.SESSIONS_FULL, SESSIONS_FULL);
                 }
                 if (meta.sidr()) {
                     pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId, (CmSidrReq) frame.mad().message()));
@@ -134,15 +135,16 @@ public final class Dispatcher {
                     if (meta.sidr()) {
                         // cm_sidr_req_handler: whatever the handler's error (-ENOMEM for a full backlog too),
                         // cm_destroy_id in IB_CM_SIDR_REQ_RCVD answers with cm_reject_sidr_req(IB_SIDR_REJECT).
-                        metrics.decision("reject", handover == Consumers.Handover.BACKLOG ? CONSUMER_BACKLOG : "consumer-gone");
+                        metrics.decision("reject", handover == Consumers.Handover.BACKLOG ? Decision.Drop.CONSUMER_BACKLOG.label() : "consumer-gone");
                         answerReject(frame, meta, port, localCommId, Decision.SIDR_REJECT, new byte[0], new byte[0]);
                         return d;
                     }
                     if (handover == Consumers.Handover.BACKLOG) {
                         // ucma_connect_event_handler: a listener whose backlog is full makes the handler fail with
                         // -ENOMEM, and the request is dropped without a REJ so that the peer retries.
-                        metrics.drop(CONSUMER_BACKLOG);
-                        return dropped(d, "consumer backlog full: the listener's consumer is not reading");
+                        metrics.drop(Decision.Drop.CONSUMER_BACKLOG.label());
+                        metrics.decision("drop", "");
+                        return d.droppedFor(Decision.Drop.CONSUMER_BACKLOG, "consumer backlog full: the listener's consumer is not reading");
                     }
                     metrics.decision("reject", "consumer-gone");
                     answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
@@ -159,7 +161,7 @@ public final class Dispatcher {
             }
             case DROP -> {
                 metrics.decision("drop", "");
-                metrics.drop(dropLabel(d.dropReason()));
+                metrics.drop(d.drop() == null ? "unknown" : d.drop().label());
                 ReqKey key = key(frame);
                 if (key != null) {
                     seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId, null));
@@ -168,15 +170,6 @@ public final class Dispatcher {
         }
         return d;
     }
-
-    /** What was done instead of delivering the request {@code d} decided: a silent drop, counted, for {@code reason}. */
-    private Decision dropped(Decision d, String reason) {
-        metrics.decision("drop", "");
-        return new Decision(Decision.Outcome.DROP, null, reason, d.netdev(), d.netns(), d.listener(), d.mode(), d.trace(), d.topologyGeneration());
-    }
-
-    /** drops_total's reason for a request whose consumer is not reading. */
-    static final String CONSUMER_BACKLOG = "consumer-backlog";
 
     /** The drop reason of a request that found {@code --max-sessions} connections held (drops_total{reason="sessions-full"}). */
     static final String SESSIONS_FULL = "sessions full: the daemon holds --max-sessions connections; the requester's retry may find room";
@@ -273,19 +266,6 @@ public final class Dispatcher {
 
     private static ReqKey key(ReturnPath request) {
         return request.req() ? new ReqKey(Integer.toUnsignedLong(request.remoteCommId()), request.remoteCaGuid()) : null;
-    }
-
-    private static String dropLabel(String reason) {
-        if (reason == null) {
-            return "unknown";
-        }
-        if (reason.startsWith("no GID entry")) {
-            return "no-gid";
-        }
-        if (reason.startsWith("no RDMA port")) {
-            return "no-port";
-        }
-        return "netstack";
     }
 
 }

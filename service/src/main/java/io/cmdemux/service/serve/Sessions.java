@@ -1,6 +1,7 @@
 package io.cmdemux.service.serve;
 
 import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.wire.CmDrep;
 import io.cmdemux.ingress.wire.CmDreq;
 import io.cmdemux.ingress.wire.CmMessage;
@@ -221,7 +222,7 @@ public final class Sessions implements AutoCloseable {
         synchronized (lock) {
             int s = table.add(localCommId, r.localCommId(), r.localCaGuid(), traceId, flags);
             if (s == SessionTable.NONE) {
-                metrics.drop("sessions-full");
+                metrics.drop(Decision.Drop.SESSIONS_FULL.label());
                 return false;
             }
             Columns c = columns(s);

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 /** The ring of last decisions: bounded, newest first, and consistent while tap threads write and the HTTP side reads. */
 class DecisionLogTest {
     private static Decision drop(String why) {
-        return new Decision(Decision.Outcome.DROP, null, why, null, null, null, ResolverMode.KERNEL, List.of(), 1);
+        return new Decision(Decision.Outcome.DROP, null, why, Decision.Drop.NO_GID, null, null, null, ResolverMode.KERNEL, List.of(), 1);
     }
 
     @Test
