@@ -127,7 +127,8 @@ public final class SnapshotFile {
                 throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": inode '" + f[1] + "' is not a number");
             }
             String name = f[0].trim();
-            if (name.contains("/") || name.isEmpty()) {
+            // A NUL cannot be in a file name: the name's capture path would throw InvalidPathException.
+            if (name.contains("/") || name.indexOf('\0') >= 0 || name.isEmpty()) {
                 throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": bad namespace name '" + name + "'");
             }
             names.computeIfAbsent(inode, k -> new ArrayList<>()).add(name);

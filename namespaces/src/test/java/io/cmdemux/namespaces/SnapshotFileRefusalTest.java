@@ -3,8 +3,10 @@ package io.cmdemux.namespaces;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.cmdemux.netdev.MalformedException;
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,8 +16,21 @@ import java.util.zip.ZipOutputStream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A zip that SnapshotFile refuses is not left mounted. */
+/** Snapshot zips that SnapshotFile refuses, with its typed errors, and are not left mounted. */
 class SnapshotFileRefusalTest {
+
+    /** Found by Jazzer (issue 20): SnapshotZipJazzerTestInputs/.../crash-aa47df287180af91a4c811188e3a7f390a392ccc. */
+    @Test
+    void aNamespaceNameWithANulIsMalformedNotAnInvalidPath(@TempDir Path dir) throws Exception {
+        Path zip = dir.resolve("nul-in-name.zip");
+        try (OutputStream out = Files.newOutputStream(zip); ZipOutputStream z = new ZipOutputStream(out)) {
+            z.putNextEntry(new ZipEntry(SnapshotFile.NETNS_TSV));
+            z.write("init\t4026531833\t-\npod\u00001\t4026532249\t1\n".getBytes(StandardCharsets.UTF_8));
+            z.closeEntry();
+        }
+        assertThatThrownBy(() -> SnapshotFile.read(zip)).isInstanceOf(MalformedException.class)
+                .hasMessageContaining("line 2: bad namespace name");
+    }
 
     @Test
     void aZipWithoutNetnsTsvIsRefusedAndNotLeftOpen(@TempDir Path dir) throws Exception {
