@@ -24,7 +24,7 @@ import net.jqwik.api.Provide;
 class SysfsFuzzProperties {
     private static final String ROCE_PORT = "class/infiniband/mlx5_1/ports/1";
 
-    private static Path copy(String fixture) {
+    static Path copy(String fixture) {
         try {
             Path src = SysfsReaderTest.fixture(fixture);
             Path dst = Files.createTempDirectory("cmdx-sysfs");
@@ -44,7 +44,7 @@ class SysfsFuzzProperties {
         }
     }
 
-    private static void delete(Path root) {
+    static void delete(Path root) {
         try (Stream<Path> all = Files.walk(root)) {
             for (Path p : all.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);

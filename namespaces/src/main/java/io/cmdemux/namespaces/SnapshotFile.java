@@ -86,15 +86,23 @@ public final class SnapshotFile {
      * exits (a zip is mounted as a read-only file system).
      */
     public static Contents read(Path file) throws IOException, MalformedException {
-        Path root;
         if (Files.isDirectory(file)) {
-            root = file;
-        } else if (Files.isRegularFile(file)) {
-            FileSystem zfs = FileSystems.newFileSystem(file, (ClassLoader) null);
-            root = zfs.getPath("/");
-        } else {
+            return read(file, file);
+        }
+        if (!Files.isRegularFile(file)) {
             throw new IOException(file + ": no such snapshot file or directory");
         }
+        FileSystem zfs = FileSystems.newFileSystem(file, (ClassLoader) null);
+        try {
+            return read(file, zfs.getPath("/"));
+        } catch (IOException | MalformedException | RuntimeException e) {
+            // Nothing refers to the zip any more: unmount it (a caller that tries file after file would keep them all open).
+            zfs.close();
+            throw e;
+        }
+    }
+
+    private static Contents read(Path file, Path root) throws IOException, MalformedException {
         Path tsv = root.resolve(NETNS_TSV);
         if (!Files.isRegularFile(tsv)) {
             throw new IOException(file + ": not a snapshot (no " + NETNS_TSV + ")");
@@ -119,7 +127,8 @@ public final class SnapshotFile {
                 throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": inode '" + f[1] + "' is not a number");
             }
             String name = f[0].trim();
-            if (name.contains("/") || name.isEmpty()) {
+            // A NUL cannot be in a file name: the name's capture path would throw InvalidPathException.
+            if (name.contains("/") || name.indexOf('\0') >= 0 || name.isEmpty()) {
                 throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": bad namespace name '" + name + "'");
             }
             names.computeIfAbsent(inode, k -> new ArrayList<>()).add(name);

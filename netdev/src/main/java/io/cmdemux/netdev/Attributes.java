@@ -21,6 +21,12 @@ public final class Attributes {
     public static final int NLA_F_NET_BYTEORDER = 0x4000;
     public static final int NLA_TYPE_MASK = ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER) & 0xffff;
     private static final int NLA_HDRLEN = 4;
+    /**
+     * Types below this are found through a table indexed by type, the others by a scan. Every type a
+     * decoder asks for is far below it; a table sized by whatever type the input names (up to 16383)
+     * would cost 64 KiB per attribute set of a few bytes.
+     */
+    static final int TABLE_TYPES = 256;
     private static final Attributes EMPTY = new Attributes(ByteBuffer.allocate(0), new int[0], new int[0], new int[0], new int[0], new int[0]);
 
     private final ByteBuffer buf;
@@ -81,9 +87,11 @@ public final class Attributes {
             pos += NlMessage.align(len);
         }
         // Trailing bytes shorter than a header are padding the kernel never sends; tolerate them as nla_parse does.
-        int[] last = new int[maxType + 1];
+        int[] last = new int[Math.min(maxType + 1, TABLE_TYPES)];
         for (int i = 0; i < count; i++) {
-            last[t[i]] = i + 1;
+            if (t[i] < TABLE_TYPES) {
+                last[t[i]] = i + 1;
+            }
         }
         return new Attributes(b, last, Arrays.copyOf(t, count), Arrays.copyOf(s, count), Arrays.copyOf(l, count), Arrays.copyOf(h, count));
     }
@@ -93,14 +101,28 @@ public final class Attributes {
     }
 
     public boolean has(int type) {
-        return type >= 0 && type < lastByType.length && lastByType[type] != 0;
+        return lastIndex(type) >= 0;
+    }
+
+    /** The index of the type's last occurrence, or -1. */
+    private int lastIndex(int type) {
+        if (type < TABLE_TYPES) {
+            return type >= 0 && type < lastByType.length ? lastByType[type] - 1 : -1;
+        }
+        for (int i = types.length - 1; i >= 0; i--) {
+            if (types[i] == type) {
+                return i;
+            }
+        }
+        return -1;
     }
 
     private int index(int type) {
-        if (!has(type)) {
+        int i = lastIndex(type);
+        if (i < 0) {
             throw new IllegalArgumentException("attribute " + type + " absent; check has() first");
         }
-        return lastByType[type] - 1;
+        return i;
     }
 
     /** Offset of the attribute's header, for error messages. */

@@ -142,6 +142,30 @@ class DecoderRegressionTest {
         assertThat(l.parentNsid()).hasValue(0);
     }
 
+    // ---- Attributes: the type lookup is not sized by the types the input names (Jazzer, issue 20) ----
+
+    @Test
+    void attributesOfTheHighestTypeAreFoundWithoutATableThatLarge() throws Exception {
+        int highest = Attributes.NLA_TYPE_MASK;
+        byte[] message = new NlRequest(Rtnl.RTM_NEWNSID, 0, 1).header(new byte[4])
+                .u32(highest, 1)
+                .u32(3, 7)
+                .u32(highest, 2)
+                .toBytes();
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        Attributes.parse(ByteBuffer.wrap(message), NlMessage.HEADER_SIZE + 4, message.length); // class loading out of the way
+        long before = threads.getCurrentThreadAllocatedBytes();
+        Attributes a = Attributes.parse(ByteBuffer.wrap(message), NlMessage.HEADER_SIZE + 4, message.length);
+        long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+
+        // A table indexed by type up to 16383 took 64 KiB for these 24 bytes of attributes.
+        assertThat(allocated).isLessThan(4 * Attributes.TABLE_TYPES + 1024);
+        assertThat(a.u32(highest)).as("the last occurrence, as nla_parse keeps").isEqualTo(2);
+        assertThat(a.u32(3)).isEqualTo(7);
+        assertThat(a.has(highest - 1)).isFalse();
+        assertThat(a.has(Attributes.TABLE_TYPES)).isFalse();
+    }
+
     private static List<NlMessage> splitOrFail(byte[] datagram) {
         try {
             return NlMessage.split(ByteBuffer.wrap(datagram));

@@ -36,14 +36,30 @@ class RoceFrameViewProperties {
         RoceFrameView view = bareIp ? RoceFrameView.ip(frame, l3At, frame.length) : RoceFrameView.ethernet(frame, 0, frame.length);
         RoceFrame records = view.toFrame();
 
-        assertThat(view.icrcValid()).isEqualTo(!corruptIcrc).isEqualTo(records.icrcValid());
-        assertThat(view.attribute()).isEqualTo(attribute).isEqualTo(records.mad().message().attribute());
+        assertThat(view.icrcValid()).isEqualTo(!corruptIcrc);
+        assertThat(view.attribute()).isEqualTo(attribute);
         assertThat(view.ipVersion()).isEqualTo(v6 ? 6 : 4);
         assertThat(view.ipSrc()).isEqualTo(l3.src());
         assertThat(view.ipDst()).isEqualTo(l3.dst());
-        assertThat(view.bthPkey()).isEqualTo(0x7FFF).isEqualTo(records.bth().pkey());
+        assertThat(view.bthPkey()).isEqualTo(0x7FFF);
         assertThat(view.vlanId()).isEqualTo(tagged && !bareIp ? 33 : -1);
         assertThat(view.l2Dst()).isEqualTo(bareIp ? null : CmSamples.l2(null).dst());
+        assertViewReadsAsTheRecords(view, records);
+    }
+
+    /**
+     * Every field the receive path reads in place equals the same field of the records; the fields a
+     * message does not have are refused. Shared with the Jazzer target (RoceFrameJazzerTest).
+     */
+    static void assertViewReadsAsTheRecords(RoceFrameView view, RoceFrame records) throws Exception {
+        assertThat(view.icrcValid()).isEqualTo(records.icrcValid());
+        assertThat(view.attribute()).isEqualTo(records.mad().message().attribute());
+        assertThat(view.ipVersion()).isEqualTo(records.l3().ipVersion());
+        assertThat(view.ipSrc()).isEqualTo(records.l3().src());
+        assertThat(view.ipDst()).isEqualTo(records.l3().dst());
+        assertThat(view.bthPkey()).isEqualTo(records.bth().pkey());
+        assertThat(view.vlanId()).isEqualTo(records.l2() == null || records.l2().vlan() == null ? -1 : records.l2().vlan().vid());
+        assertThat(view.l2Dst()).isEqualTo(records.l2() == null ? null : records.l2().dst());
         assertThat(view.transactionId()).isEqualTo(records.mad().header().transactionId());
         assertThat(view.l2()).isEqualTo(records.l2());
         assertThat(view.l3()).isEqualTo(records.l3());

@@ -1,0 +1,30 @@
+package io.cmdemux.pathrecord.source;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.code_intelligence.jazzer.junit.FuzzTest;
+import io.cmdemux.netdev.MalformedException;
+import io.cmdemux.netdev.testkit.DecoderContract;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Jazzer fuzz target for StaticPathFile, the reader of OpenSM's dump_pr path records: any text (the
+ * input as UTF-8) parses or is a MalformedException at the start of a line of it. The committed inputs
+ * are in StaticPathFileJazzerTestInputs/ (see its README).
+ */
+class StaticPathFileJazzerTest {
+    /** The text split into lines, a section and an entry per line. */
+    private static final DecoderContract.Budget BUDGET = new DecoderContract.Budget(16 << 10, 64);
+
+    @FuzzTest
+    void anyTextParsesOrIsMalformedAtALine(byte[] input) throws Exception {
+        String text = new String(input, StandardCharsets.UTF_8);
+        Exception e = DecoderContract.check(input.length, BUDGET, () -> StaticPathFile.parse(text), MalformedException.class);
+        if (e != null) {
+            int offset = ((MalformedException) e).offset();
+            byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
+            assertThat(offset).as(e.getMessage()).isBetween(0, utf8.length);
+            assertThat(offset == 0 || utf8[offset - 1] == '\n').as("offset %d of \"%s\" starts a line", offset, e.getMessage()).isTrue();
+        }
+    }
+}
