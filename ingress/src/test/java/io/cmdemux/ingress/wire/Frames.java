@@ -42,6 +42,26 @@ final class Frames {
         return mad;
     }
 
+    /**
+     * The frame without its ICRC: the last 4 bytes cut off and the IP and UDP lengths saying so, as a
+     * sender that forgot the ICRC would send it.
+     */
+    static byte[] withoutIcrc(byte[] frame) {
+        byte[] f = java.util.Arrays.copyOf(frame, frame.length - 4);
+        int l3 = Be.u16(f, 12) == RoceDecoder.ETHERTYPE_VLAN ? ETH + VLAN : ETH;
+        boolean v4 = (f[l3] & 0xf0) == 0x40;
+        if (v4) {
+            Be.put16(f, l3 + 2, Be.u16(f, l3 + 2) - 4);
+            Be.put16(f, l3 + 10, 0);
+            Be.put16(f, l3 + 10, RoceFrameBuilder.ipv4Checksum(f, l3));
+        } else {
+            Be.put16(f, l3 + 4, Be.u16(f, l3 + 4) - 4);
+        }
+        int udp = l3 + (v4 ? IPV4 : IPV6);
+        Be.put16(f, udp + 4, Be.u16(f, udp + 4) - 4);
+        return f;
+    }
+
     /** Offset of the MAD in an untagged IPv4 frame. */
     static final int MAD_V4 = ETH + IPV4 + UDP + BTH + DETH;
 }
