@@ -192,13 +192,9 @@ class RoceFrameViewProperties {
             @ForAll boolean v6, @ForAll boolean tagged) throws Exception {
         InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
         InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
-        byte[] whole = Frames.frame(tagged ? Vlan.of(12) : null, src, dst, CmSamples.rtu());
-        // The random CM data goes straight into the frame, reserved bits too, with the ICRC made for it.
+        // The random CM data goes straight into the frame, reserved bits too.
         byte[] mad = Frames.sendMad(attribute, data);
-        int madAt = whole.length - Icrc.SIZE - Mad.SIZE;
-        int l3 = Frames.ETH + (tagged ? Frames.VLAN : 0);
-        System.arraycopy(mad, 0, whole, madAt, Mad.SIZE);
-        Icrc.write(whole, whole.length - Icrc.SIZE, Icrc.compute(whole, l3, v6 ? Frames.IPV6 : Frames.IPV4, whole.length - Icrc.SIZE));
+        byte[] whole = Frames.withMad(Frames.frame(tagged ? Vlan.of(12) : null, src, dst, CmSamples.rtu()), mad);
         byte[] cut = Frames.withoutIcrc(whole);
 
         RoceFrameView view = RoceFrameView.ethernet(cut, 0, cut.length);
