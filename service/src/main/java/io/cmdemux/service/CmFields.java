@@ -8,6 +8,8 @@ import io.cmdemux.ingress.wire.CmMessage;
 import io.cmdemux.ingress.wire.CmPath;
 import io.cmdemux.ingress.wire.CmRej;
 import io.cmdemux.ingress.wire.CmReq;
+import io.cmdemux.ingress.wire.CmSidrReq;
+import io.cmdemux.ingress.wire.CmaHeader;
 import io.cmdemux.ingress.wire.Octets;
 import io.cmdemux.ingress.wire.RejReason;
 import io.cmdemux.ingress.wire.ServiceId;
@@ -18,7 +20,7 @@ import java.util.Map;
 /**
  * Every field of a CM message as JSON, in IBTA order, with the kernel's names. IDs, keys and QPNs are
  * hex strings of their field width; paths are flattened ("primaryLocalGid"); a service ID is followed
- * by its port space and port; a REQ ends with its rdma_cm header ("ipCm").
+ * by its port space and port; a REQ and a SIDR REQ end with their rdma_cm header ("ipCm").
  */
 final class CmFields {
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
@@ -61,24 +63,55 @@ final class CmFields {
             }
         }
         if (m instanceof CmReq req) {
-            o.set("ipCm", ipCm(CmAddressing.of(req)));
+            o.set("ipCm", ipCm(req, req.serviceId()));
+        } else if (m instanceof CmSidrReq sidr) {
+            o.set("ipCm", ipCm(sidr, sidr.serviceId()));
         }
         return o;
     }
 
-    static ObjectNode ipCm(CmAddressing a) {
+    /**
+     * The 36 header bytes at the start of a request's private data, every field as it is on the wire
+     * (tshark shows them for any IP version nibble, and the kernel reads them in every port space), then
+     * under "kernel" how cma_save_ip_info reads them. srcIp and dstIp (an IP request), family and why
+     * (AF_IB) and error (refused) repeat the kernel's reading in the shape decode had before.
+     */
+    static ObjectNode ipCm(CmMessage request, long serviceId) {
+        CmaHeader h = CmaHeader.ofRequest(request);
         ObjectNode o = F.objectNode();
+        o.put("version", h.cmaVersion());
+        // Annex A11 splits cma_version into a major and a minor nibble, and tshark shows them so.
+        o.put("majorVersion", h.cmaVersion() >>> 4);
+        o.put("minorVersion", h.cmaVersion() & 0xf);
+        o.put("ipVersion", h.ipVersion());
+        o.put("reserved", h.reserved());
+        o.put("srcPort", h.srcPort());
+        o.put("srcAddr", InetAddresses.toText(CmaHeader.asIpv6(h.srcAddr())));
+        o.put("dstAddr", InetAddresses.toText(CmaHeader.asIpv6(h.dstAddr())));
+        o.put("srcIpv4", InetAddresses.toText(CmaHeader.asIpv4(h.srcAddr())));
+        o.put("dstIpv4", InetAddresses.toText(CmaHeader.asIpv4(h.dstAddr())));
+        o.put("consumerData", CmaHeader.consumerData(request.privateData()).hex());
+        CmAddressing a = CmAddressing.of(serviceId, request.privateData());
+        ObjectNode k = o.putObject("kernel");
         if (a instanceof CmAddressing.Ip ip) {
-            o.put("version", ip.header().cmaVersion());
-            o.put("ipVersion", ip.header().ipVersion());
-            o.put("srcPort", ip.srcPort());
+            k.put("reading", "ip");
+            k.put("family", h.ipVersion() == 4 ? "AF_INET" : "AF_INET6");
+            k.put("src", InetAddresses.toText(ip.src()));
+            k.put("srcPort", ip.srcPort());
+            k.put("dst", InetAddresses.toText(ip.dst()));
+            k.put("dstPort", ip.port());
             o.put("srcIp", InetAddresses.toText(ip.src()));
             o.put("dstIp", InetAddresses.toText(ip.dst()));
         } else if (a instanceof CmAddressing.NativeIb ib) {
+            k.put("reading", "af_ib");
+            k.put("errno", "EAFNOSUPPORT");
+            k.put("why", ib.why() + ": cma_ib_id_from_event takes the request as AF_IB, with no net device, in the host's namespace");
             o.put("family", "AF_IB");
             o.put("why", ib.why());
         } else if (a instanceof CmAddressing.BadCmaVersion bad) {
-            o.put("version", bad.cmaVersion());
+            k.put("reading", "refused");
+            k.put("errno", "EINVAL");
+            k.put("why", "cma_version " + bad.cmaVersion() + " is not 0: cma_save_ip_info fails, the listener's handler with it, and ib_cm sends REJ 28");
             o.put("error", "cma_version " + bad.cmaVersion() + " is not 0: the kernel refuses the request (EINVAL)");
         }
         return o;

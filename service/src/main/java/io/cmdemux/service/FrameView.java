@@ -16,13 +16,17 @@ import io.cmdemux.ingress.wire.CmReq;
 import io.cmdemux.ingress.wire.CmRtu;
 import io.cmdemux.ingress.wire.CmSidrRep;
 import io.cmdemux.ingress.wire.CmSidrReq;
+import io.cmdemux.ingress.wire.CmaHeader;
 import io.cmdemux.ingress.wire.FrameResult;
+import io.cmdemux.ingress.wire.Mad;
 import io.cmdemux.ingress.wire.MadHeader;
 import io.cmdemux.ingress.wire.RejReason;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.ServiceId;
 import io.cmdemux.netdev.InetAddresses;
+import java.net.InetAddress;
 import java.util.Iterator;
+import java.util.Locale;
 import java.util.Map;
 
 /** Renders decoded frames: one JSON object, one tshark-like line, or every field (-v). */
@@ -31,7 +35,7 @@ final class FrameView {
 
     private FrameView() {}
 
-    /** The documented JSON shape: frame, icrcValid, l3, bth, mad, cm; or frame, error, offset. */
+    /** The JSON shape README.md documents: frame, icrcValid, icrc, icrcCheck, l3, bth, mad, cm; or frame, error, offset. */
     static ObjectNode json(CapturedFrame cf) {
         ObjectNode o = F.objectNode();
         o.put("frame", cf.index());
@@ -40,8 +44,9 @@ final class FrameView {
             o.put("offset", failed.offset());
             return o;
         }
-        RoceFrame f = ((FrameResult.Decoded) cf.result()).frame();
-        o.put("icrcValid", f.icrcValid());
+        FrameResult.Decoded decoded = (FrameResult.Decoded) cf.result();
+        RoceFrame f = decoded.frame();
+        putIcrc(o, f);
         ObjectNode l3 = o.putObject("l3");
         l3.put("src", ip(f.l3().src()));
         l3.put("dst", ip(f.l3().dst()));
@@ -59,8 +64,32 @@ final class FrameView {
         mad.put("method", f.mad().header().method());
         mad.put("attributeId", f.mad().header().attributeId());
         mad.put("transactionId", CmFields.hex(f.mad().header().transactionId(), 16));
+        // The CM data as it was sent, reserved bits and all, which the message's fields leave out.
+        mad.put("data", decoded.mad().slice(MadHeader.SIZE, Mad.SIZE - MadHeader.SIZE).hex());
         o.set("cm", CmFields.json(f.mad().message()));
         return o;
+    }
+
+    /**
+     * icrcValid, then the ICRC's four bytes in wire order (as tshark and scapy show them; null when
+     * the frame ends where they would start), then what a receiver makes of it.
+     */
+    private static void putIcrc(ObjectNode o, RoceFrame f) {
+        o.put("icrcValid", f.icrcValid());
+        if (f.icrcCheck() == RoceFrame.IcrcCheck.MISSING) {
+            o.putNull("icrc");
+        } else {
+            o.put("icrc", CmFields.hex(Integer.reverseBytes(f.icrc()) & 0xffffffffL, 8));
+        }
+        o.put("icrcCheck", f.icrcCheck().name().toLowerCase(Locale.ROOT));
+        if (!f.icrcValid()) {
+            o.put("receiver", icrcProblem(f) + ": rxe_icrc_check fails and the receiver drops the frame without a word, as a NIC does");
+        }
+    }
+
+    private static String icrcProblem(RoceFrame f) {
+        return f.icrcCheck() == RoceFrame.IcrcCheck.MISSING
+                ? "no ICRC (the frame ends where it would start; rxe reads the MAD's last 4 bytes as the ICRC)" : "ICRC wrong";
     }
 
     /** Everything we decoded, for -v: the JSON shape plus L2, all BTH and DETH fields and the whole MAD header. */
@@ -117,9 +146,9 @@ final class FrameView {
         mad.put("transactionId", CmFields.hex(h.transactionId(), 16));
         mad.put("attributeId", CmFields.hex(h.attributeId(), 4));
         mad.put("attributeModifier", CmFields.hex(h.attributeModifier() & 0xffffffffL, 8));
+        mad.set("data", o.at("/mad/data"));
         all.set("cm", o.get("cm"));
-        all.put("icrc", CmFields.hex(f.icrc() & 0xffffffffL, 8));
-        all.put("icrcValid", f.icrcValid());
+        putIcrc(all, f);
         return all;
     }
 
@@ -141,25 +170,15 @@ final class FrameView {
             sb.append(String.format("  [REQ P_Key 0x%04x, BTH P_Key 0x%04x]", req.pkey(), f.bth().pkey()));
         }
         if (!f.icrcValid()) {
-            sb.append("  [ICRC wrong]");
+            sb.append("  [").append(icrcProblem(f)).append(": the receiver drops the frame]");
         }
         return sb.toString();
     }
 
     static String summary(CmMessage m) {
         if (m instanceof CmReq r) {
-            StringBuilder sb = new StringBuilder(String.format("localCommId=0x%08x %s qpn=0x%06x pkey=0x%04x gid=%s",
-                    r.localCommId(), service(r.serviceId()), r.localQpn(), r.pkey(), r.primaryPath().remoteGid()));
-            CmAddressing a = CmAddressing.of(r);
-            if (a instanceof CmAddressing.Ip ip) {
-                sb.append(" ip=").append(InetAddresses.toText(ip.src())).append(':').append(ip.srcPort())
-                        .append(" → ").append(InetAddresses.toText(ip.dst())).append(':').append(ip.port());
-            } else if (a instanceof CmAddressing.NativeIb ib) {
-                sb.append(" AF_IB (").append(ib.why()).append(')');
-            } else if (a instanceof CmAddressing.BadCmaVersion bad) {
-                sb.append(" bad cma_version ").append(bad.cmaVersion());
-            }
-            return sb.toString();
+            return String.format("localCommId=0x%08x %s qpn=0x%06x pkey=0x%04x gid=%s", r.localCommId(), service(r.serviceId()),
+                    r.localQpn(), r.pkey(), r.primaryPath().remoteGid()) + addressing(r, r.serviceId());
         }
         if (m instanceof CmRej r) {
             RejReason name = r.reasonName();
@@ -183,12 +202,32 @@ final class FrameView {
             return String.format("localCommId=0x%08x remoteCommId=0x%08x", r.localCommId(), r.remoteCommId());
         }
         if (m instanceof CmSidrReq r) {
-            return String.format("requestId=0x%08x %s pkey=0x%04x", r.requestId(), service(r.serviceId()), r.pkey());
+            return String.format("requestId=0x%08x %s pkey=0x%04x", r.requestId(), service(r.serviceId()), r.pkey()) + addressing(r, r.serviceId());
         }
         if (m instanceof CmSidrRep r) {
             return String.format("requestId=0x%08x status=%d qpn=0x%06x qkey=0x%08x", r.requestId(), r.status(), r.qpn(), r.qkey());
         }
         return "";
+    }
+
+    /**
+     * How the kernel reads a request's rdma_cm header; when not as an IP request, the header's bytes
+     * too, with the addresses in the form tshark picks (the last 4 bytes for IP version 4, else all 16).
+     */
+    private static String addressing(CmMessage request, long serviceId) {
+        CmAddressing a = CmAddressing.of(serviceId, request.privateData());
+        if (a instanceof CmAddressing.Ip ip) {
+            return " ip=" + InetAddresses.toText(ip.src()) + ':' + ip.srcPort() + " → " + InetAddresses.toText(ip.dst()) + ':' + ip.port();
+        }
+        CmaHeader h = CmaHeader.ofRequest(request);
+        String why = a instanceof CmAddressing.NativeIb ib ? "AF_IB (" + ib.why() + ")"
+                : "refused (cma_version " + ((CmAddressing.BadCmaVersion) a).cmaVersion() + " is not 0)";
+        return String.format(" %s cma_hdr=[version 0x%02x, IP version %d, %s:%d → %s]", why, h.cmaVersion(), h.ipVersion(),
+                InetAddresses.toText(tsharkForm(h, h.srcAddr())), h.srcPort(), InetAddresses.toText(tsharkForm(h, h.dstAddr())));
+    }
+
+    private static InetAddress tsharkForm(CmaHeader h, Gid field) {
+        return h.ipVersion() == 4 ? CmaHeader.asIpv4(field) : CmaHeader.asIpv6(field);
     }
 
     private static String service(long sidValue) {

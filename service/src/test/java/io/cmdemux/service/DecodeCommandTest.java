@@ -5,9 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.cmdemux.ingress.capture.CaptureWriter;
 import io.cmdemux.ingress.oracle.Tshark;
+import io.cmdemux.ingress.wire.CmCodec;
 import io.cmdemux.ingress.wire.CmMessage;
 import io.cmdemux.ingress.wire.CmSamples;
+import io.cmdemux.ingress.wire.Frames;
 import io.cmdemux.ingress.wire.Mad;
+import io.cmdemux.ingress.wire.MadHeader;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import io.cmdemux.ingress.wire.Vlan;
 import java.io.OutputStream;
@@ -54,16 +57,7 @@ class DecodeCommandTest {
     @BeforeEach
     void capture() throws Exception {
         pcap = dir.resolve("cm.pcap");
-        List<byte[]> frames = new ArrayList<>();
-        long tid = 0x77000;
-        for (String[] pair : new String[][] {{"10.0.0.2", "10.0.0.5"}, {"fd00::2", "fd00::5"}}) {
-            InetAddress s = InetAddress.getByName(pair[0]);
-            InetAddress d = InetAddress.getByName(pair[1]);
-            for (CmMessage m : CmSamples.all(s, d)) {
-                frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(tid % 2 == 0 ? Vlan.of(300) : null), CmSamples.l3(s, d), 0xC100, 0xFFFF, 1,
-                        Mad.of(m, tid++)));
-            }
-        }
+        List<byte[]> frames = samples();
         goodFrames = frames.size();
         byte[] truncated = Arrays.copyOf(frames.get(0), 100);
         byte[] arp = frames.get(1).clone();
@@ -76,6 +70,21 @@ class DecodeCommandTest {
                 w.write(f);
             }
         }
+    }
+
+    /** Every message of CmSamples over IPv4 and IPv6, every other one tagged: distinct non-zero values in every field. */
+    static List<byte[]> samples() throws Exception {
+        List<byte[]> frames = new ArrayList<>();
+        long tid = 0x77000;
+        for (String[] pair : new String[][] {{"10.0.0.2", "10.0.0.5"}, {"fd00::2", "fd00::5"}}) {
+            InetAddress s = InetAddress.getByName(pair[0]);
+            InetAddress d = InetAddress.getByName(pair[1]);
+            for (CmMessage m : CmSamples.all(s, d)) {
+                frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(tid % 2 == 0 ? Vlan.of(300) : null), CmSamples.l3(s, d), 0xC100, 0xFFFF, 1,
+                        Mad.of(m, tid++)));
+            }
+        }
+        return frames;
     }
 
     @Test
@@ -180,6 +189,30 @@ class DecodeCommandTest {
         // CmSamples' primary path: flow label 0xABCDE, packet rate 0x2A, SL 9 — the fields tshark misreads.
         assertThat(v.out()).contains("primaryFlowLabel: " + 0xABCDE).contains("primaryPacketRate: " + 0x2A).contains("primarySl: 9")
                 .contains("qkey: 0x80010000");
+    }
+
+    @Test
+    void humanOutputShowsTheHeaderTheKernelDoesNotTakeAsIpAndThatAFrameWithoutIcrcIsDropped() throws Exception {
+        InetAddress a = InetAddress.getByName("10.0.0.2");
+        InetAddress b = InetAddress.getByName("10.0.0.5");
+        byte[] plain = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(a, b), 0xC100, 0xFFFF, 1, Mad.of(CmSamples.req(a, b), 1));
+        int header = MadHeader.SIZE + 140; // the REQ's private data, where the rdma_cm header starts
+        byte[] afIb = CmCodec.encode(Mad.of(CmSamples.req(a, b), 2));
+        afIb[header + 1] = 0x00; // IP version 0
+        byte[] refused = CmCodec.encode(Mad.of(CmSamples.req(a, b), 3));
+        refused[header] = 0x01; // cma_version 1
+        Path p = dir.resolve("headers.pcap");
+        try (OutputStream o = Files.newOutputStream(p); CaptureWriter w = CaptureWriter.ethernet(o)) {
+            w.write(Frames.withMad(plain, afIb));
+            w.write(Frames.withMad(plain, refused));
+            w.write(Frames.withoutIcrc(plain));
+        }
+        Run r = run("decode", p.toString());
+        assertThat(r.lines()).hasSize(3);
+        assertThat(r.lines().get(0)).contains("AF_IB (IP version 0 in the rdma_cm header) cma_hdr=[version 0x00, IP version 0, ::a00:2:48879 → ::a00:5]");
+        assertThat(r.lines().get(1)).contains("refused (cma_version 1 is not 0) cma_hdr=[version 0x01, IP version 4, 10.0.0.2:48879 → 10.0.0.5]");
+        assertThat(r.lines().get(2)).contains("ip=10.0.0.2:48879 → 10.0.0.5:18515").contains("[no ICRC").endsWith("the receiver drops the frame]");
+        assertThat(run("decode", "-v", p.toString()).out()).contains("reading: af_ib").contains("reading: refused").contains("icrcCheck: missing");
     }
 
     @Test

@@ -1,11 +1,7 @@
 package io.cmdemux.ingress.wire;
 
-import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.MalformedException;
-import java.net.Inet4Address;
-import java.net.Inet6Address;
 import java.net.InetAddress;
-import java.net.UnknownHostException;
 
 /**
  * How a REQ or SIDR REQ addresses its listener, read the way rdma_cm reads it. cma_get_net_dev
@@ -61,30 +57,12 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
             return new BadCmaVersion(sid, h.cmaVersion());
         }
         if (h.ipVersion() == 4) {
-            return new Ip(sid, ps, sid.port(), h, v4(h.srcAddr()), h.srcPort(), v4(h.dstAddr()));
+            return new Ip(sid, ps, sid.port(), h, CmaHeader.asIpv4(h.srcAddr()), h.srcPort(), CmaHeader.asIpv4(h.dstAddr()));
         }
         if (h.ipVersion() == 6) {
-            return new Ip(sid, ps, sid.port(), h, v6(h.srcAddr()), h.srcPort(), v6(h.dstAddr()));
+            return new Ip(sid, ps, sid.port(), h, CmaHeader.asIpv6(h.srcAddr()), h.srcPort(), CmaHeader.asIpv6(h.dstAddr()));
         }
         // cma_ib_id_from_event treats -EAFNOSUPPORT as "assume AF_IB".
         return new NativeIb(sid, "IP version " + h.ipVersion() + " in the rdma_cm header");
-    }
-
-    private static InetAddress v4(Gid g) {
-        byte[] b = new byte[4];
-        Be.put32(b, 0, (int) g.lo());
-        try {
-            return Inet4Address.getByAddress(b);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
-    private static InetAddress v6(Gid g) {
-        try {
-            return Inet6Address.getByAddress(null, g.bytes(), -1);
-        } catch (UnknownHostException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -3,15 +3,18 @@ package io.cmdemux.ingress.wire;
 import io.cmdemux.gid.Gid;
 import io.cmdemux.netdev.MalformedException;
 import java.net.Inet4Address;
+import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.UnknownHostException;
 
 /**
  * The 36-byte rdma_cm header at the start of a REQ's private data (struct cma_hdr in
  * drivers/infiniband/core/cma.c; IBTA Annex A11): version, IP version in bits 7:4 of byte 1, source
  * port, source and destination address. An IPv4 address sits in the last 4 of its 16 bytes, after
- * 12 zero bytes. The addresses are kept raw; {@link CmAddressing} interprets them.
+ * 12 zero bytes. Every bit is kept as it was, {@code reserved} (bits 3:0 of byte 1, which
+ * cma_get_ip_ver does not look at) too; {@link CmAddressing} says how the kernel reads them.
  */
-public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr, Gid dstAddr) {
+public record CmaHeader(int cmaVersion, int ipVersion, int reserved, int srcPort, Gid srcAddr, Gid dstAddr) {
     public static final int SIZE = 36;
     public static final int CMA_VERSION = 0x00; // CMA_VERSION in cma.c
     static final int OFF_VERSION = 0;
@@ -23,6 +26,7 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
     public CmaHeader {
         Be.check("cmaVersion", cmaVersion, 8);
         Be.check("ipVersion", ipVersion, 4);
+        Be.check("reserved", reserved, 4);
         Be.check("srcPort", srcPort, 16);
     }
 
@@ -32,7 +36,7 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
             throw new IllegalArgumentException("source and destination must be the same family");
         }
         int version = src instanceof Inet4Address ? 4 : 6;
-        return new CmaHeader(CMA_VERSION, version, srcPort, raw(src), raw(dst));
+        return new CmaHeader(CMA_VERSION, version, 0, srcPort, raw(src), raw(dst));
     }
 
     private static Gid raw(InetAddress a) {
@@ -46,6 +50,17 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
         return decode(b, 0, b.length);
     }
 
+    /**
+     * The header at the start of a REQ's or SIDR REQ's private data, which cma_save_ip_info reads from
+     * every request; their 92 and 216 bytes always hold it.
+     */
+    public static CmaHeader ofRequest(CmMessage request) {
+        if (!(request instanceof CmReq || request instanceof CmSidrReq)) {
+            throw new IllegalArgumentException(request.attribute() + " carries no rdma_cm header");
+        }
+        return read(request.privateData().toByteArray(), 0);
+    }
+
     /** The same, from private data at {@code b[offset .. offset+length)}; error offsets are relative to it. */
     static CmaHeader decode(byte[] b, int offset, int length) throws MalformedException {
         if (length < SIZE) {
@@ -56,8 +71,34 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
 
     /** The header at {@code b[offset]}, where private data of at least 36 bytes starts. */
     static CmaHeader read(byte[] b, int offset) {
-        return new CmaHeader(Be.u8(b, offset + OFF_VERSION), Be.u8(b, offset + OFF_IP_VERSION) >>> 4, Be.u16(b, offset + OFF_PORT),
+        int ipVersionByte = Be.u8(b, offset + OFF_IP_VERSION);
+        return new CmaHeader(Be.u8(b, offset + OFF_VERSION), ipVersionByte >>> 4, ipVersionByte & 0xf, Be.u16(b, offset + OFF_PORT),
                 Gid.read(b, offset + OFF_SRC), Gid.read(b, offset + OFF_DST));
+    }
+
+    /** An address field as cma_save_ip4_info reads it: the IPv4 address in its last 4 bytes, whatever the 12 before. */
+    public static InetAddress asIpv4(Gid field) {
+        byte[] b = new byte[4];
+        Be.put32(b, 0, (int) field.lo());
+        try {
+            return Inet4Address.getByAddress(b);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** An address field as cma_save_ip6_info reads it: all 16 bytes, an IPv6 address even when they look IPv4-mapped. */
+    public static InetAddress asIpv6(Gid field) {
+        try {
+            return Inet6Address.getByAddress(null, field.bytes(), -1);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The private data after the header: what the consumer gave rdma_connect, which cma_format_hdr puts behind it. */
+    public static Octets consumerData(Octets privateData) {
+        return privateData.slice(SIZE, privateData.length() - SIZE);
     }
 
     /** Private data of {@code CmReq.PRIVATE_DATA_SIZE} bytes: this header, then {@code consumerData}. */
@@ -67,7 +108,7 @@ public record CmaHeader(int cmaVersion, int ipVersion, int srcPort, Gid srcAddr,
             throw new IllegalArgumentException("consumer data of " + consumerData.length + " bytes exceeds " + (b.length - SIZE));
         }
         Be.put8(b, OFF_VERSION, cmaVersion);
-        Be.put8(b, OFF_IP_VERSION, ipVersion << 4);
+        Be.put8(b, OFF_IP_VERSION, ipVersion << 4 | reserved);
         Be.put16(b, OFF_PORT, srcPort);
         srcAddr.write(b, OFF_SRC);
         dstAddr.write(b, OFF_DST);

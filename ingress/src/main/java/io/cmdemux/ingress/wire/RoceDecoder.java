@@ -6,8 +6,9 @@ import io.cmdemux.netdev.MalformedException;
  * Decodes a RoCEv2 frame that carries a CM MAD: Ethernet with an optional 802.1Q tag (or a bare IP
  * packet), IPv4 or IPv6, UDP to 4791, BTH (UD SEND_ONLY to QP1), DETH, the 256-byte MAD, the ICRC.
  * Bad input gives a {@link FrameResult.Failed} with the offset, never an exception. A wrong ICRC does
- * not stop decoding: the frame comes back with {@code icrcValid} false. The checks are
- * {@link RoceFrameView}'s; this builds the records.
+ * not stop decoding, nor does a missing one (the frame ends where the ICRC would start; tshark shows
+ * such a frame's MAD too): the frame comes back with its {@code icrcCheck}, and a receiver drops it. The
+ * checks are {@link RoceFrameView}'s; this builds the records.
  */
 public final class RoceDecoder {
     // include/uapi/linux/if_ether.h
@@ -36,7 +37,7 @@ public final class RoceDecoder {
      */
     public static FrameResult decodeEthernet(byte[] f, int offset, int length) {
         try {
-            return new FrameResult.Decoded(RoceFrameView.ethernet(f, offset, offset + length).toFrame());
+            return decoded(RoceFrameView.ethernet(f, offset, offset + length));
         } catch (MalformedException e) {
             return new FrameResult.Failed(e.offset() - offset, e.reason());
         }
@@ -49,9 +50,13 @@ public final class RoceDecoder {
     /** Decodes a bare IPv4 or IPv6 packet (LINKTYPE_RAW and friends). */
     public static FrameResult decodeIp(byte[] f, int offset, int length) {
         try {
-            return new FrameResult.Decoded(RoceFrameView.ip(f, offset, offset + length).toFrame());
+            return decoded(RoceFrameView.ip(f, offset, offset + length));
         } catch (MalformedException e) {
             return new FrameResult.Failed(e.offset() - offset, e.reason());
         }
+    }
+
+    private static FrameResult decoded(RoceFrameView view) {
+        return new FrameResult.Decoded(view.toFrame(), view.madBytes());
     }
 }

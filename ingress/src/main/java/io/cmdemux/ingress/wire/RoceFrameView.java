@@ -25,7 +25,7 @@ public final class RoceFrameView {
     private int udp;
     private int bth;
     private int mad;
-    private int icrcAt;
+    private int icrcAt; // NONE when the frame ends where its ICRC would start
     private boolean icrcValid;
     private CmAttribute attribute;
 
@@ -47,7 +47,8 @@ public final class RoceFrameView {
     }
 
     /**
-     * The Ethernet frame at {@code f[start .. end)}. A wrong ICRC does not fail: the view says so.
+     * The Ethernet frame at {@code f[start .. end)}. A wrong or missing ICRC does not fail: the view
+     * says so ({@link #icrcValid}, {@link #icrcMissing}), and whoever receives the frame drops it.
      *
      * @throws MalformedException with an index into {@code f}, if it is not a RoCEv2 CM frame
      */
@@ -213,10 +214,27 @@ public final class RoceFrameView {
         int ipEnd = version == 4 ? l3 + Be.u16(f, l3 + 2) : l3 + RoceDecoder.IPV6_HEADER + Be.u16(f, l3 + 4);
         int udp = l3 + headerLength;
         int madAt = transport(f, udp, ipEnd);
-        int icrcAt = ipEnd - Icrc.SIZE;
-        boolean icrcValid = Icrc.read(f, icrcAt) == Icrc.compute(f, l3, headerLength, icrcAt);
-        CmAttribute attribute = CmCodec.check(f, madAt, icrcAt - madAt - padCount(f, udp));
+        int icrcAt = madAt + Mad.SIZE + padCount(f, udp);
+        boolean icrcValid = false;
+        if (icrcAt == ipEnd) {
+            requireNoIcrc(f, l3, headerLength, madAt, ipEnd);
+            icrcAt = NONE;
+        } else {
+            icrcValid = Icrc.read(f, icrcAt) == Icrc.compute(f, l3, headerLength, icrcAt);
+        }
+        CmAttribute attribute = CmCodec.check(f, madAt, Mad.SIZE);
         return set(f, l2, tci, l3, udp, madAt, icrcAt, icrcValid, attribute);
+    }
+
+    /**
+     * A whole MAD and nothing after it is a frame whose ICRC is missing, as tshark reads it, unless its
+     * last 4 bytes are a valid ICRC over the rest: then the MAD is 4 bytes short.
+     */
+    private static void requireNoIcrc(byte[] f, int l3, int headerLength, int madAt, int ipEnd) throws MalformedException {
+        int shortIcrcAt = ipEnd - Icrc.SIZE;
+        if (Icrc.read(f, shortIcrcAt) == Icrc.compute(f, l3, headerLength, shortIcrcAt)) {
+            throw new MalformedException(madAt, "MAD is " + (Mad.SIZE - Icrc.SIZE) + " bytes, a MAD has " + Mad.SIZE);
+        }
     }
 
     /** Checks an IPv4 header; its length. */
@@ -257,7 +275,7 @@ public final class RoceFrameView {
         return RoceDecoder.IPV6_HEADER;
     }
 
-    /** Checks UDP, BTH and DETH up to the MAD, and that the MAD has its 256 bytes; where the MAD starts. */
+    /** Checks UDP, BTH and DETH up to the MAD, and that the MAD has its 256 bytes (an ICRC may follow); where the MAD starts. */
     private static int transport(byte[] f, int udp, int ipEnd) throws MalformedException {
         need(udp, RoceDecoder.UDP_HEADER, ipEnd, "UDP header");
         int dport = Be.u16(f, udp + 2);
@@ -282,7 +300,7 @@ public final class RoceFrameView {
         need(dethAt, Deth.SIZE + Icrc.SIZE, ipEnd, "DETH and ICRC");
         int madAt = dethAt + Deth.SIZE;
         int madLength = ipEnd - Icrc.SIZE - madAt - padCount(f, udp);
-        if (madLength != Mad.SIZE) {
+        if (madLength != Mad.SIZE && madLength != Mad.SIZE - Icrc.SIZE) {
             throw new MalformedException(madAt, "MAD is " + Math.max(madLength, 0) + " bytes, a MAD has " + Mad.SIZE);
         }
         return madAt;
@@ -317,8 +335,14 @@ public final class RoceFrameView {
         }
     }
 
+    /** Whether the ICRC is there and right; a frame without is never valid (rxe_icrc_check fails). */
     public boolean icrcValid() {
         return icrcValid;
+    }
+
+    /** Whether the frame ends where its ICRC would start. */
+    public boolean icrcMissing() {
+        return icrcAt == NONE;
     }
 
     public CmAttribute attribute() {
@@ -482,8 +506,13 @@ public final class RoceFrameView {
 
     /** Every field, as records. */
     public RoceFrame toFrame() {
-        int stored = Icrc.read(f, icrcAt);
+        RoceFrame.IcrcCheck check = icrcValid ? RoceFrame.IcrcCheck.VALID : icrcAt == NONE ? RoceFrame.IcrcCheck.MISSING : RoceFrame.IcrcCheck.WRONG;
         return new RoceFrame(l2(), l3(), Be.u16(f, udp), Bth.decode(f, bth), Deth.decode(f, bth + Bth.SIZE),
-                CmCodec.decodeChecked(f, mad, attribute), stored, icrcValid);
+                CmCodec.decodeChecked(f, mad, attribute), icrcAt == NONE ? 0 : Icrc.read(f, icrcAt), check);
+    }
+
+    /** The MAD's 256 bytes, copied. */
+    Octets madBytes() {
+        return Octets.copyOf(f, mad, Mad.SIZE);
     }
 }

@@ -36,6 +36,23 @@ public final class Tshark {
         return rows;
     }
 
+    /** One field tshark knows (a row of {@code tshark -G fields}): its type (FT_UINT8, FT_BYTES, ...) and bit mask, 0 for none. */
+    public record Field(String name, String type, long bitmask) {}
+
+    /** Every field tshark knows whose name starts with {@code prefix}, in tshark's order. */
+    public static List<Field> registeredFields(String prefix) throws IOException, InterruptedException {
+        Path tshark = ExternalTool.require("tshark", "tshark");
+        List<Field> out = new ArrayList<>();
+        for (String line : ExternalTool.run(List.of(tshark.toString(), "-G", "fields")).split("\n")) {
+            // F, name, abbreviation, type, parent protocol, base, bit mask, blurb
+            String[] cols = line.split("\t", -1);
+            if (cols.length >= 7 && cols[0].equals("F") && cols[2].startsWith(prefix)) {
+                out.add(new Field(cols[2], cols[3], cols[6].isEmpty() ? 0 : number(cols[6])));
+            }
+        }
+        return out;
+    }
+
     /** Parses tshark's number text: "0x..." hex or decimal. */
     public static long number(String text) {
         String t = text.trim();

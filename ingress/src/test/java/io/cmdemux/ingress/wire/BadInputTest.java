@@ -71,11 +71,33 @@ class BadInputTest {
     }
 
     @Test
+    void aFrameThatEndsWhereItsIcrcWouldStartDecodesAndIsFlaggedMissing() {
+        for (byte[] whole : new byte[][] {Frames.reqV4(null), Frames.reqV4(Vlan.of(7)),
+                Frames.frame(null, Frames.addr("fd00::1"), Frames.addr("fd00::2"), CmSamples.rep())}) {
+            RoceFrame r = decoded(RoceDecoder.decodeEthernet(Frames.withoutIcrc(whole)));
+            assertThat(r.icrcCheck()).isEqualTo(RoceFrame.IcrcCheck.MISSING);
+            assertThat(r.icrcValid()).isFalse();
+            assertThat(r.icrc()).isZero();
+            assertThat(r.mad()).isEqualTo(decoded(RoceDecoder.decodeEthernet(whole)).mad());
+        }
+        byte[] ip = Frames.withoutIcrc(Frames.reqV4(null));
+        assertThat(decoded(RoceDecoder.decodeIp(Arrays.copyOfRange(ip, Frames.ETH, ip.length))).icrcCheck()).isEqualTo(RoceFrame.IcrcCheck.MISSING);
+    }
+
+    @Test
+    void aMadFourBytesShortWithAValidIcrcIsNotAMissingIcrc() {
+        // withMadLength(-4) ends in a right ICRC over 252 bytes of MAD: the MAD is short, the ICRC is there.
+        FrameResult.Failed r = failed(RoceDecoder.decodeEthernet(withMadLength(-4)));
+        assertThat(r).isEqualTo(new FrameResult.Failed(Frames.MAD_V4, "MAD is 252 bytes, a MAD has 256"));
+    }
+
+    @Test
     void wrongIcrcStillDecodesButIsFlagged() {
         byte[] f = Frames.reqV4(null);
         f[f.length - 1] ^= 0x01;
         RoceFrame r = decoded(RoceDecoder.decodeEthernet(f));
         assertThat(r.icrcValid()).isFalse();
+        assertThat(r.icrcCheck()).isEqualTo(RoceFrame.IcrcCheck.WRONG);
         assertThat(r.mad().message()).isEqualTo(CmSamples.req(Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5")));
     }
 

@@ -66,6 +66,32 @@ class CmAddressingTest {
     }
 
     @Test
+    void theHeaderKeepsEveryBitAndReadsAnAddressBothWays() throws Exception {
+        byte[] pd = new byte[CmReq.PRIVATE_DATA_SIZE];
+        pd[0] = 0x12;
+        pd[1] = 0x4f; // IP version 4, and a low nibble that struct cma_hdr leaves unnamed
+        pd[2] = (byte) 0xbe;
+        pd[3] = (byte) 0xef;
+        System.arraycopy(InetAddress.getByName("fd00::a00:2").getAddress(), 0, pd, 4, 16);
+        System.arraycopy(InetAddress.getByName("::ffff:10.0.0.5").getAddress(), 0, pd, 32, 4);
+        pd[30] = (byte) 0xff;
+        pd[31] = (byte) 0xff;
+        CmaHeader h = CmaHeader.decode(Octets.of(pd));
+        assertThat(h.cmaVersion()).isEqualTo(0x12);
+        assertThat(h.ipVersion()).isEqualTo(4);
+        assertThat(h.reserved()).isEqualTo(0xf);
+        assertThat(h.srcPort()).isEqualTo(0xbeef);
+        // cma_save_ip4_info takes the last 4 bytes, whatever the 12 before; cma_save_ip6_info all 16.
+        assertThat(CmaHeader.asIpv4(h.srcAddr())).isEqualTo(InetAddress.getByName("10.0.0.2"));
+        assertThat(CmaHeader.asIpv6(h.srcAddr())).isEqualTo(InetAddress.getByName("fd00::a00:2"));
+        assertThat(CmaHeader.asIpv4(h.dstAddr())).isEqualTo(InetAddress.getByName("10.0.0.5"));
+        // 16 bytes that look IPv4-mapped stay an IPv6 address, as an in6_addr does.
+        assertThat(CmaHeader.asIpv6(h.dstAddr())).isInstanceOf(java.net.Inet6Address.class);
+        assertThat(CmaHeader.asIpv6(h.dstAddr()).getAddress()).isEqualTo(java.util.Arrays.copyOfRange(pd, 20, 36));
+        assertThat(java.util.Arrays.copyOf(h.toPrivateData(new byte[0]).toByteArray(), CmaHeader.SIZE)).isEqualTo(java.util.Arrays.copyOf(pd, CmaHeader.SIZE));
+    }
+
+    @Test
     void ipv6HeaderCarriesFullAddresses() throws Exception {
         CmaHeader h = CmaHeader.of(InetAddress.getByName("fd00::2"), 1, InetAddress.getByName("fe80::5"));
         byte[] pd = h.toPrivateData(new byte[0]).toByteArray();

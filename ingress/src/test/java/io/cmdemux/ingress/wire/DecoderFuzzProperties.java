@@ -41,7 +41,10 @@ class DecoderFuzzProperties {
                 Frames.reqV4(null),
                 Frames.reqV4(Vlan.of(3)),
                 Frames.frame(null, Frames.addr("fd00::1"), Frames.addr("fd00::9"), CmSamples.sidrRep()),
-                Frames.frame(Vlan.of(9), Frames.addr("10.9.9.9"), Frames.addr("10.1.1.1"), CmSamples.mra()));
+                Frames.frame(Vlan.of(9), Frames.addr("10.9.9.9"), Frames.addr("10.1.1.1"), CmSamples.mra()),
+                // Without their ICRC, so that the mutations also go the way of a frame that ends after its MAD.
+                Frames.withoutIcrc(Frames.reqV4(null)),
+                Frames.withoutIcrc(Frames.frame(Vlan.of(4), Frames.addr("fd00::1"), Frames.addr("fd00::9"), CmSamples.sidrReq())));
     }
 
     @Property(tries = 3000)

@@ -198,6 +198,36 @@ class RoceFrameViewProperties {
                 v.cmaSrcPort(), v.cmaSrcAddr(), v.cmaDstAddr(), v.addressing(), v.ipSrc(), v.ipDst(), v.toFrame());
     }
 
+    /**
+     * A frame that ends where its ICRC would start reads as the whole frame does, MAD bytes and all, and
+     * is never valid (rxe takes the MAD's last 4 bytes for the ICRC and drops the frame); a view that
+     * read one reads the next frame's ICRC again.
+     */
+    @Property(tries = 500)
+    void aFrameWithoutItsIcrcReadsAsTheWholeFrameAndIsNeverValid(@ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data,
+            @ForAll boolean v6, @ForAll boolean tagged) throws Exception {
+        InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
+        InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
+        // The random CM data goes straight into the frame, reserved bits too.
+        byte[] mad = Frames.sendMad(attribute, data);
+        byte[] whole = Frames.withMad(Frames.frame(tagged ? Vlan.of(12) : null, src, dst, CmSamples.rtu()), mad);
+        byte[] cut = Frames.withoutIcrc(whole);
+
+        RoceFrameView view = RoceFrameView.ethernet(cut, 0, cut.length);
+        assertThat(view.icrcMissing()).isTrue();
+        assertThat(view.icrcValid()).isFalse();
+        RoceFrame withIcrc = RoceFrameView.ethernet(whole, 0, whole.length).toFrame();
+        RoceFrame without = view.toFrame();
+        assertThat(without.icrcCheck()).isEqualTo(RoceFrame.IcrcCheck.MISSING);
+        assertThat(without.mad()).isEqualTo(withIcrc.mad());
+        assertThat(without.bth()).isEqualTo(withIcrc.bth());
+        assertThat(without.l3()).isEqualTo(withIcrc.l3());
+        assertThat(((FrameResult.Decoded) RoceDecoder.decodeEthernet(cut)).mad().toByteArray()).isEqualTo(mad);
+        assertThat(((FrameResult.Decoded) RoceDecoder.decodeEthernet(whole)).mad().toByteArray()).isEqualTo(mad);
+        assertThat(view.wrapEthernet(whole, 0, whole.length).icrcMissing()).isFalse();
+        assertThat(view.icrcValid()).isTrue();
+    }
+
     @Property(tries = 200)
     void aViewWrapsFrameAfterFrame(@ForAll boolean firstV6) throws Exception {
         byte[] v4 = Frames.reqV4(null);

@@ -133,7 +133,10 @@ public final class Pipeline {
             return null;
         }
         if (!view.icrcValid()) {
-            metrics.frame("bad-icrc"); // rxe_icrc_check fails and rxe drops the packet silently
+            // rxe_icrc_check fails and rxe drops the packet silently; a frame that ends where its ICRC
+            // would start fails it too (rxe takes the MAD's last 4 bytes for the ICRC), counted apart
+            // because it is a sender's bug rather than damage on the way.
+            metrics.frame(view.icrcMissing() ? "missing-icrc" : "bad-icrc");
             return null;
         }
         String owner = owner(now, device);
