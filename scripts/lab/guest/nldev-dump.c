@@ -5,8 +5,9 @@
  *
  * nlmon cannot record NETLINK_RDMA: netlink_filter_tap (net/netlink/af_netlink.c) passes only
  * ROUTE, USERSOCK, SOCK_DIAG, NFLOG, XFRM, FIB_LOOKUP, NETFILTER and GENERIC to netlink taps. So
- * this asks the kernel itself, in the namespace it runs in, for RDMA_NLDEV_CMD_GET, PORT_GET and
- * RES_CM_ID_GET dumps and stores every datagram it receives unchanged, as nlmon would have: one
+ * this asks the kernel itself, in the namespace it runs in, for the RDMA_NLDEV_CMD_GET dump, then,
+ * per device as `rdma` does (the kernel's PORT_GET and RES_*_GET dumps need RDMA_NLDEV_ATTR_DEV_INDEX),
+ * PORT_GET and RES_CM_ID_GET, and stores every datagram it receives unchanged, as nlmon would have: one
  * DLT_NETLINK (253) record per datagram, after the 16-byte Linux cooked pseudo header with
  * ARPHRD_NETLINK (824) and protocol NETLINK_RDMA (20). The requests it sent come first, as nlmon
  * shows a tool's requests too. Built statically on the lab host (scripts/lab/run) from this file.
@@ -43,18 +44,35 @@ static void record(const void *buf, size_t len, int outgoing) {
 	fwrite(buf, len, 1, out);
 }
 
-static int dump(int fd, uint16_t cmd, uint32_t seq) {
-	struct { struct nlmsghdr h; } req;
+static uint32_t devices[64];
+static int ndevices;
+
+/* The device indexes of a GET reply message (RDMA_NLDEV_ATTR_DEV_INDEX, a u32 at the top level). */
+static void note_device(struct nlmsghdr *h) {
+	int len = h->nlmsg_len - NLMSG_HDRLEN;
+	for (struct nlattr *a = (struct nlattr *)NLMSG_DATA(h); len >= (int)sizeof(*a) && a->nla_len >= sizeof(*a) && a->nla_len <= len;
+	     len -= NLA_ALIGN(a->nla_len), a = (struct nlattr *)((char *)a + NLA_ALIGN(a->nla_len))) {
+		if ((a->nla_type & NLA_TYPE_MASK) == RDMA_NLDEV_ATTR_DEV_INDEX && a->nla_len >= NLA_HDRLEN + 4 && ndevices < 64)
+			memcpy(&devices[ndevices++], (char *)a + NLA_HDRLEN, 4);
+	}
+}
+
+/* One dump: cmd, for device dev (or all devices when dev < 0). */
+static int dump(int fd, uint16_t cmd, uint32_t seq, long dev) {
+	struct { struct nlmsghdr h; struct nlattr a; uint32_t index; } req;
 	memset(&req, 0, sizeof(req));
-	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_len = dev < 0 ? NLMSG_HDRLEN : sizeof(req);
 	req.h.nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
 	req.h.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
 	req.h.nlmsg_seq = seq;
-	if (send(fd, &req, sizeof(req), 0) < 0) {
+	req.a.nla_len = NLA_HDRLEN + 4;
+	req.a.nla_type = RDMA_NLDEV_ATTR_DEV_INDEX;
+	req.index = (uint32_t)dev;
+	if (send(fd, &req, req.h.nlmsg_len, 0) < 0) {
 		fprintf(stderr, "nldev-dump: send(cmd %u): %s\n", cmd, strerror(errno));
 		return -1;
 	}
-	record(&req, sizeof(req), 1);
+	record(&req, req.h.nlmsg_len, 1);
 	static unsigned char buf[1 << 16];
 	for (;;) {
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
@@ -64,8 +82,15 @@ static int dump(int fd, uint16_t cmd, uint32_t seq) {
 		}
 		record(buf, (size_t)n, 0);
 		for (struct nlmsghdr *h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)n); h = NLMSG_NEXT(h, n)) {
-			if (h->nlmsg_type == NLMSG_DONE)
-				return 0;
+			if (h->nlmsg_type == NLMSG_DONE) {
+				/* A dump that failed says so in its DONE message. */
+				int err = h->nlmsg_len >= NLMSG_HDRLEN + 4 ? *(int *)NLMSG_DATA(h) : 0;
+				if (err)
+					fprintf(stderr, "nldev-dump: cmd %u device %ld: error %d\n", cmd, dev, err);
+				return err ? -1 : 0;
+			}
+			if (cmd == RDMA_NLDEV_CMD_GET)
+				note_device(h);
 			if (h->nlmsg_type == NLMSG_ERROR) {
 				struct nlmsgerr *e = NLMSG_DATA(h);
 				fprintf(stderr, "nldev-dump: cmd %u: error %d\n", cmd, e->error);
@@ -92,9 +117,12 @@ int main(int argc, char **argv) {
 	}
 	put32(0xa1b2c3d4); put16(2); put16(4); put32(0); put32(0); put32(65535); put32(253);
 	int rc = 0;
-	rc |= dump(fd, RDMA_NLDEV_CMD_GET, 1);
-	rc |= dump(fd, RDMA_NLDEV_CMD_PORT_GET, 2);
-	rc |= dump(fd, RDMA_NLDEV_CMD_RES_CM_ID_GET, 3);
+	uint32_t seq = 1;
+	rc |= dump(fd, RDMA_NLDEV_CMD_GET, seq++, -1);
+	for (int i = 0; i < ndevices; i++) {
+		rc |= dump(fd, RDMA_NLDEV_CMD_PORT_GET, seq++, devices[i]);
+		rc |= dump(fd, RDMA_NLDEV_CMD_RES_CM_ID_GET, seq++, devices[i]);
+	}
 	fclose(out);
 	close(fd);
 	return rc ? 1 : 0;

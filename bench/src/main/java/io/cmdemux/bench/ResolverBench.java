@@ -126,7 +126,7 @@ public class ResolverBench {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse(src);
         return new PacketMeta(new IngressKey(dev, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 1, QpType.RC);
+                PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 1, QpType.RC, Gid.ofIp(s));
     }
 
     private PacketMetaKey key(PacketMeta m) {

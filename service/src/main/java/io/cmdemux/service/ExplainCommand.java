@@ -118,7 +118,7 @@ final class ExplainCommand implements Callable<Integer> {
         boolean sidr = qp == QpType.UD;
         return new PacketMeta(new IngressKey(dev.name(), port, ours.lo(), k), type, packetDgid, ours, Gid.ofIp(s.ip()), k, k,
                 space.serviceId(d.port()), 0, ipVersion, afIb ? null : d.ip(), afIb ? null : s.ip(), s.port(),
-                vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), dmac == null ? null : HwAddr.parse(dmac), sidr, 0, sidr ? null : qp);
+                vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), dmac == null ? null : HwAddr.parse(dmac), sidr, 0, sidr ? null : qp, Gid.ofIp(s.ip()));
     }
 
     private RdmaDevice pickDevice(HostState state) {

@@ -10,6 +10,7 @@ import io.cmdemux.ingress.resolve.PacketMeta;
 import io.cmdemux.ingress.resolve.PacketMetas;
 import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.ingress.resolve.TraceStep;
 import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.netdev.MalformedException;
@@ -107,6 +108,10 @@ final class ReplayCommand implements Callable<Integer> {
                 }
                 List<Decision> ds = new ArrayList<>();
                 for (ResolverMode m : modes) {
+                    if (!frame.icrcValid()) {
+                        ds.add(icrcDrop(state, frame, m));
+                        continue;
+                    }
                     Decision decision = Resolver.resolve(state, meta.get(), m);
                     ds.add(arrival.isPresent() ? decision.withFirstStep(arrival.get().why()) : decision);
                 }
@@ -118,6 +123,15 @@ final class ReplayCommand implements Callable<Integer> {
             throw new EnvironmentException(capture + ": not a capture: " + e.getMessage(), e);
         }
         return out;
+    }
+
+    /** A frame whose ICRC is wrong or missing never reaches the CM: rxe_icrc_check fails (a NIC checks it in hardware) and it is dropped. */
+    private static Decision icrcDrop(HostState state, RoceFrame frame, ResolverMode mode) {
+        String why = "the ICRC is " + (frame.icrcCheck() == RoceFrame.IcrcCheck.MISSING ? "missing" : "wrong")
+                + ": the receiver drops the frame before the CM sees it (rxe_icrc_check; a NIC checks it in hardware)";
+        return new Decision(Decision.Outcome.DROP, null, why, Decision.Drop.BAD_ICRC, null, null, null, mode,
+                List.of(new TraceStep("icrc", "rxe_icrc_check", "ICRC " + frame.icrcCheck().name().toLowerCase(), List.of(), null, why)),
+                state.topology().generation());
     }
 
     private static String text(java.net.InetAddress a) {

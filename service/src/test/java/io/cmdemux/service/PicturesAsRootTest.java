@@ -44,7 +44,7 @@ import org.w3c.dom.Element;
  */
 class PicturesAsRootTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> KERNEL_ROCE_DELIVER = List.of("ingress-port", "gid-match", "ib-cm-listen", "cma-header", "net-dev",
+    private static final List<String> KERNEL_ROCE_DELIVER = List.of("ingress-port", "gid-match", "resolve-requester", "ib-cm-listen", "path-route", "cma-header", "net-dev",
             "validate-net-dev", "netns", "listener", "qp-type", "acquire-dev");
     private static Netns ns;
     private static String up;

@@ -30,10 +30,14 @@ public record Decision(
 
     /** Why a request is dropped without an answer, as drops_total's reason label names it. */
     public enum Drop {
+        /** The frame's ICRC is wrong or missing: the receiver drops it before the CM (rxe_icrc_check). */
+        BAD_ICRC("bad-icrc"),
         /** The request named no RDMA port of this host. */
         NO_PORT("no-port"),
         /** No GID entry matched the packet: cm_req_handler sends nothing. */
         NO_GID("no-gid"),
+        /** ib_cm cannot reach the requester through the matched entry's net device (no route, or the device is down). */
+        NO_ROUTE("no-route"),
         /** The netstack walk lost the frame (netstack mode). */
         NETSTACK("netstack"),
         /** The daemon holds --max-sessions connections (ucma's -ENOMEM, silent so that the peer retries). */
@@ -53,6 +57,7 @@ public record Decision(
     }
 
     // IBTA Table 112 / enum ib_cm_rej_reason
+    public static final int REJ_INVALID_GID = 2;
     public static final int REJ_INVALID_SERVICE_ID = 8;
     public static final int REJ_CONSUMER_DEFINED = 28;
     // enum ib_cm_sidr_status: what a SIDR REQ gets where a REQ gets REJ 8 or REJ 28

@@ -1,8 +1,10 @@
 package io.cmdemux.ingress.resolve;
 
+import io.cmdemux.gid.Gid;
 import io.cmdemux.gid.GidEntry;
 import io.cmdemux.gid.RdmaPort;
 import io.cmdemux.namespaces.LinkRef;
+import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.netdev.Link;
 import java.util.ArrayList;
 import java.util.List;
@@ -172,5 +174,54 @@ final class KernelNetdev extends WalkBase {
 
     OptionalInt ipoibPkeyIndex(RdmaPort port, Link l) {
         return port.pkeys().indexOf(ipoibPkey(l));
+    }
+
+    /**
+     * cm_req_handler → cm_init_av_for_response → ib_init_ah_attr_from_wc → ib_resolve_unicast_gid_dmac:
+     * before it looks for a listener, ib_cm resolves the requester's MAC through the matched entry's
+     * net device (rdma_resolve_ip from our GID to the packet's source, in that device's namespace,
+     * with it as output interface, then ARP/ND). A failure drops the request without an answer.
+     * The neighbour is taken to answer: it has just sent us the request on that link.
+     *
+     * @return null when the route is there, else why not (the drop's reason)
+     */
+    String answerRoute(GidEntry entry) {
+        String why = route(entry, entry.gid(), meta.srcGid(), "cm_init_av_for_response / ib_resolve_unicast_gid_dmac", "resolve-requester",
+                "the packet's source");
+        return why == null ? null : why + "; cm_req_handler drops the request and sends nothing";
+    }
+
+    /**
+     * cm_req_handler → cm_init_av_by_path → roce_resolve_route_from_path: the REQ's primary path (our
+     * GID, the REQ's primary remote port GID, to the peer's, its primary local port GID) must route
+     * through the same entry's net device; else ib_cm sends REJ 2 (IB_CM_REJ_INVALID_GID). Kernels
+     * before June 2026's fix of cm_req_handler (it destroyed the address vector before this step)
+     * lose that REJ, and the requester hears nothing. A SIDR REQ has no path and no such step.
+     */
+    boolean pathRoute(GidEntry entry) {
+        return route(entry, meta.ourGid(), meta.peerGid(), "cm_init_av_by_path / roce_resolve_route_from_path", "path-route",
+                "the REQ's primary local port GID") == null;
+    }
+
+    private String route(GidEntry entry, Gid ours, Gid peer, String fn, String stepName, String peerName) {
+        LinkRef ndevRef = entry.ndev();
+        Link ndev = ndevRef == null ? null : topo.link(ndevRef);
+        NetnsState ns = ndevRef == null ? null : topo.namespace(ndevRef.netns());
+        if (ndev == null || ns == null || ours == null || peer == null) {
+            // No net device to route through (a table read from sysfs that could not name it), or no
+            // address to route to: nothing here can tell, so the request goes on.
+            return null;
+        }
+        RouteCheck.Result rc = RouteCheck.outputRoute(ns, ndev, ours.toInetAddress(), peer.toInetAddress(), tracing);
+        if (!rc.ok() && rc.why() == null) {
+            rc = RouteCheck.outputRoute(ns, ndev, ours.toInetAddress(), peer.toInetAddress(), true); // the drop's reason, in words
+        }
+        if (tracing) {
+            // In kernel mode the walk stands on the entry's net device already; netstack mode only passes the gate here.
+            step(stepName, fn, "from our GID " + ours + " to " + peerName + " " + peer + " with oif " + ndev.name() + " in " + ns.displayName(),
+                    List.of(), rc.ok() ? ndev.name() : null, rc.why(), rc.ok() && mode == ResolverMode.KERNEL ? new TraceRef.Netdev(ndevRef) : null,
+                    List.of());
+        }
+        return rc.ok() ? null : rc.why();
     }
 }

@@ -27,6 +27,9 @@ import java.util.OptionalInt;
  * @param localCommId the REQ's local communication ID, for traces and duplicate detection
  * @param qpType a REQ's QP type as cm_req_get_qp_type reads its transport service type; null for a
  *     SIDR REQ (always UD) and for a transport no rdma_cm listener has (the kernel's 0)
+ * @param srcGid the packet's source GID: the outer IP source of a RoCE frame (IPv4 as
+ *     ::ffff:a.b.c.d), the GRH SGID on IB; null when unknown. The response's address handle is made
+ *     to it (ib_init_ah_attr_from_wc), where the REQ's own paths name {@code peerGid}
  */
 public record PacketMeta(
         IngressKey key,
@@ -46,7 +49,8 @@ public record PacketMeta(
         HwAddr dmac,
         boolean sidr,
         long localCommId,
-        QpType qpType) {
+        QpType qpType,
+        Gid srcGid) {
 
     public PacketMeta {
         Objects.requireNonNull(key, "key");

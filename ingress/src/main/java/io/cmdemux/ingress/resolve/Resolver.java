@@ -39,7 +39,7 @@ public final class Resolver {
     public static NetdevLookup netdevFor(HostState state, String device, int port, Gid gid, int pkey, java.net.InetAddress ip) {
         int ipVersion = ip == null ? 0 : ip instanceof java.net.Inet4Address ? 4 : 6;
         PacketMeta meta = new PacketMeta(new IngressKey(device, port, gid.lo(), pkey), NetworkType.IB, gid, gid, null,
-                pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0, null);
+                pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0, null, null);
         return new Walk(state, meta, ResolverMode.KERNEL, true).netdevOnly();
     }
 

@@ -66,9 +66,34 @@ final class RouteCheck {
                 + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")") : NOT_OK;
     }
 
+    /**
+     * rdma_resolve_ip → addr_resolve with the GID entry's net device as output interface, in its
+     * namespace (set_addr_netns_by_gid_rcu): the lookup ib_cm makes to answer the requester
+     * (ib_resolve_unicast_gid_dmac) and to use the REQ's path (roce_resolve_route_from_path).
+     * IPv4: ip_route_output_key with flowi4_oif assumes an on-link destination when no route fits,
+     * so only a device that is down (or the families) can fail it. IPv6: ip6_route_output with an
+     * oif is strict (RT6_LOOKUP_F_IFACE): a route to the peer through that very device must exist.
+     */
+    static Result outputRoute(NetnsState ns, Link ndev, InetAddress ours, InetAddress peer, boolean explain) {
+        if (ours == null || peer == null || (ours instanceof Inet4Address) != (peer instanceof Inet4Address)) {
+            return new Result(false, "our GID and the peer's are of different families (IPv4 and IPv6): -EINVAL");
+        }
+        if (!ndev.up()) {
+            return explain ? new Result(false, ndev.name() + " is down: the route lookup with it as output fails (-ENETUNREACH)") : NOT_OK;
+        }
+        if (peer instanceof Inet4Address) {
+            return explain ? new Result(true, "IPv4 with flowi4_oif=" + ndev.name() + ": a destination no route fits is taken as on-link") : OK;
+        }
+        return validate6(ns, ndev, (Inet6Address) ours, (Inet6Address) peer, true, explain);
+    }
+
     /** validate_ipv6_net_dev: rt6_lookup(daddr=peer, saddr=ours, oif, strict for link-local) must end on ndev. */
     private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer, boolean explain) {
-        boolean strict = peer.isLinkLocalAddress();
+        return validate6(ns, ndev, ours, peer, peer.isLinkLocalAddress(), explain);
+    }
+
+    /** An IPv6 lookup of the peer with oif = ndev; {@code strict} accepts only routes through ndev. */
+    private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer, boolean strict, boolean explain) {
         for (int table : V6_TABLES) {
             List<Route> cands = candidates(ns, table, peer, 128);
             int i = 0;

@@ -79,20 +79,29 @@ final class Walk extends WalkBase {
         RdmaPort port = portOpt.get();
         arrived(port);
 
-        // 1. RoCE: the packet must match a GID entry, or cm_req_handler drops it before anything else.
+        // 1. RoCE: the packet must match a GID entry, and ib_cm must be able to answer through its
+        // net device, or cm_req_handler drops the request before anything else.
         GidEntry gidEntry = null;
         if (port.roce()) {
-            gidEntry = new KernelNetdev(this).matchGid(port);
+            KernelNetdev kernel = new KernelNetdev(this);
+            gidEntry = kernel.matchGid(port);
             if (gidEntry == null) {
                 return drop(Decision.Drop.NO_GID, "no GID entry on " + key.device() + "/" + key.port() + " matches " + meta.dgid()
                         + " (" + meta.networkType().gidType().text() + vlanText() + "); the kernel sends nothing");
             }
+            String unreachable = kernel.answerRoute(gidEntry);
+            if (unreachable != null) {
+                return drop(Decision.Drop.NO_ROUTE, unreachable);
+            }
         }
 
-        // 2. ib_cm: is anyone listening on this service ID on this device?
+        // 2. ib_cm: is anyone listening on this service ID on this device? Can the REQ's path be used?
         Optional<PortSpace> ps = meta.portSpace();
         if (!ibCmListens(device.get(), ps)) {
             return reject(Decision.REJ_INVALID_SERVICE_ID, null, null);
+        }
+        if (gidEntry != null && !meta.sidr() && !new KernelNetdev(this).pathRoute(gidEntry)) {
+            return reject(Decision.REJ_INVALID_GID, null, null);
         }
 
         // 3. The rdma_cm header, and the net device it leads to.

@@ -56,6 +56,6 @@ final class Fixtures {
         InetAddress s = InetAddresses.parse(src);
         int ipv = d instanceof java.net.Inet4Address ? 4 : 6;
         return new PacketMeta(new IngressKey(device, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s),
-                0xffff, 0xffff, PortSpace.TCP.serviceId(TCP_PORT), 0, ipv, d, s, 40000, vlan, dmac == null ? null : HwAddr.parse(dmac), false, 0x1234, QpType.RC);
+                0xffff, 0xffff, PortSpace.TCP.serviceId(TCP_PORT), 0, ipv, d, s, 40000, vlan, dmac == null ? null : HwAddr.parse(dmac), false, 0x1234, QpType.RC, Gid.ofIp(s));
     }
 }

@@ -57,7 +57,7 @@ class KernelIbRulesTest {
         var d = InetAddresses.parse(dst);
         var s = InetAddresses.parse(src);
         return new PacketMeta(new IngressKey(DEV, 1, 0x0002c90300000001L, pkey), NetworkType.IB, Gid.parse(PORT_GID), Gid.parse(PORT_GID),
-                Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 7, QpType.RC);
+                Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 7, QpType.RC, Gid.parse("fe80::2:c903:0:99"));
     }
 
     /** Two RTNL children with P_Key 0x8001 on ib0, moved into pods A and B. */
@@ -95,6 +95,17 @@ class KernelIbRulesTest {
         Decision d = Resolver.resolve(s, ibReq(0x8001, "192.168.1.20", "192.168.1.99"), ResolverMode.KERNEL);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 10));
         assertThat(d.trace().stream().filter(t -> t.step().equals("ipoib-l3")).findFirst().orElseThrow().why()).contains("duplicate IP address detected");
+    }
+
+    @Test
+    void aChildThatIsDownRejectsWith28() {
+        // InfiniBand: ib_cm answers by LID, no IP route is looked up first, so rdma_cm's IFF_UP check decides.
+        b.link(a, 10, "ib0.8002").ipoib(0x8002, PORT_GID, 0x49).parent(3, 0).down().add().addr(a, 10, "192.168.2.11/24");
+        Decision d = Resolver.resolve(new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))),
+                ibReq(0x8002, "192.168.2.11", "192.168.2.99"), ResolverMode.KERNEL);
+        assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);
+        assertThat(d.rejectReason()).isEqualTo(28);
+        assertThat(d.trace()).extracting(TraceStep::step).contains("iff-up");
     }
 
     @Test

@@ -45,7 +45,7 @@ class KernelListenerRulesTest {
     /** The same request in another port space, or as a SIDR REQ, or of another QP type. */
     private static PacketMeta as(PacketMeta m, PortSpace ps, boolean sidr, QpType qp) {
         return new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), ps.serviceId(TCP_PORT),
-                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), sidr, m.localCommId(), sidr ? null : qp);
+                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), sidr, m.localCommId(), sidr ? null : qp, m.srcGid());
     }
 
     @Test
@@ -99,7 +99,7 @@ class KernelListenerRulesTest {
         // The frame went to 10.0.0.11's GID (pod A's net device), but the header names 10.0.0.12 (pod B's address).
         PacketMeta m = req("10.0.0.11", "10.0.0.99");
         PacketMeta odd = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), 4, InetAddresses.parse("10.0.0.12"), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), false, m.localCommId(), QpType.RC);
+                m.cmaVersion(), 4, InetAddresses.parse("10.0.0.12"), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), false, m.localCommId(), QpType.RC, m.srcGid());
         Decision d = Resolver.resolve(state(listener(a, PortSpace.TCP, "0.0.0.0", QpType.RC, 1)), odd, ResolverMode.KERNEL);
         assertThat(d.netdev()).isEqualTo(mvA);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);

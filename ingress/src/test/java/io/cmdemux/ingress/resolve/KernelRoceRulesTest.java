@@ -109,16 +109,6 @@ class KernelRoceRulesTest {
     }
 
     @Test
-    void aDeviceThatIsDownRejectsWith28() {
-        b.link(a, 9, "down0").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).down().add().addr(a, 9, "10.3.0.11/24");
-        RdmaTopology rdma = roce(up0, List.of(gid(8, "10.3.0.11", new LinkRef(a, 9))));
-        Decision d = Resolver.resolve(state(rdma, listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), req("10.3.0.11", "10.3.0.99"), ResolverMode.KERNEL);
-        assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);
-        assertThat(d.rejectReason()).isEqualTo(28);
-        assertThat(d.trace()).extracting(TraceStep::step).contains("iff-up");
-    }
-
-    @Test
     void noRouteBackThroughTheNetdevRejectsWith28() {
         // the peer is outside the pod's /24 and the pod has no default route
         Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), req("10.0.0.11", "192.0.2.9"), ResolverMode.KERNEL);
@@ -233,7 +223,7 @@ class KernelRoceRulesTest {
     void aNonZeroCmaVersionRejectsWith28() {
         PacketMeta m = req("10.0.0.11", "10.0.0.99");
         PacketMeta bad = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                1, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
+                1, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType(), m.srcGid());
         Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), bad, ResolverMode.KERNEL);
         assertThat(d.rejectReason()).isEqualTo(28);
     }
@@ -260,7 +250,7 @@ class KernelRoceRulesTest {
     void aBthPkeyMismatchOnlyWarns() {
         PacketMeta m = req("10.0.0.11", "10.0.0.99");
         PacketMeta odd = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), 0x8001, m.serviceId(),
-                0, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
+                0, m.ipVersion(), m.dstIp(), m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType(), m.srcGid());
         Decision d = Resolver.resolve(state(defaultTable(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))), odd, ResolverMode.KERNEL);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.trace()).extracting(TraceStep::step).contains("pkey-mismatch");
@@ -268,7 +258,7 @@ class KernelRoceRulesTest {
 
     static PacketMeta withIpVersion(PacketMeta m, int ipVersion) {
         return new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), ipVersion, ipVersion == 0 ? null : m.dstIp(), ipVersion == 0 ? null : m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType());
+                m.cmaVersion(), ipVersion, ipVersion == 0 ? null : m.dstIp(), ipVersion == 0 ? null : m.srcIp(), m.srcPort(), m.vlan(), m.dmac(), m.sidr(), m.localCommId(), m.qpType(), m.srcGid());
     }
 
 }

@@ -152,7 +152,7 @@ class ResolverProperties {
         // a second request differing only in what the resolver ignores is a hit with the same answer
         PacketMeta m = meta(r);
         PacketMeta other = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), 50000, m.vlan(), m.dmac(), m.sidr(), 0x9999, m.qpType());
+                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), 50000, m.vlan(), m.dmac(), m.sidr(), 0x9999, m.qpType(), m.srcGid());
         assertThat(cache.resolve(w.state(), other, mode(r))).isEqualTo(uncached);
         assertThat(cache.hits()).isEqualTo(1);
     }

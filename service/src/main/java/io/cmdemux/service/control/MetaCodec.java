@@ -17,7 +17,7 @@ import java.util.Arrays;
 import java.util.OptionalInt;
 
 /**
- * The META record: {@link PacketMeta} in 124 fixed bytes plus the ingress device name.
+ * The META record: {@link PacketMeta} in 140 fixed bytes plus the ingress device name.
  * <pre>
  *   0 u8  networkType (0 IB, 1 RoCE v1, 2 RoCE v2)    30 u16 ingress port
  *   1 u8  flags (see F_*)                             32 u64 ingress GUID
@@ -28,12 +28,13 @@ import java.util.OptionalInt;
  *   8 u64 serviceId                                   76 16B peerGid
  *  16 u32 localCommId                                 92 16B dstIp (IPv4 in bytes 0-3)
  *  20 u16 srcPort                                    108 16B srcIp
- *  22 u16 vlan (VID)                                 124 ...  ingress device name, UTF-8, 0-64 bytes
+ *  22 u16 vlan (VID)                                 124 16B srcGid (all zero: unknown)
+ *                                                   140 ...  ingress device name, UTF-8, 0-64 bytes
  *  24 6B  dmac
  * </pre>
  */
 public final class MetaCodec {
-    static final int FIXED = 124;
+    static final int FIXED = 140;
     static final int MAX_DEVICE_NAME = 64; // IB_DEVICE_NAME_MAX
 
     static final int F_SIDR = 0x01;
@@ -95,6 +96,7 @@ public final class MetaCodec {
         writeGid(b, m.peerGid());
         writeIp(b, m.dstIp());
         writeIp(b, m.srcIp());
+        writeGid(b, m.srcGid());
         String dev = m.key().device();
         if (dev != null) {
             int n = ByteBufUtil.utf8Bytes(dev);
@@ -147,13 +149,16 @@ public final class MetaCodec {
         Gid peerGid = gid(b, (flags & F_PEER_GID) != 0);
         InetAddress dst = ip(b, (flags & F_DST_IP) != 0, ipVersion, 92);
         InetAddress src = ip(b, (flags & F_SRC_IP) != 0, ipVersion, 108);
+        byte[] rawSrcGid = new byte[16];
+        b.get(rawSrcGid);
+        Gid srcGid = Gid.of(rawSrcGid).equals(Gid.ZERO) ? null : Gid.of(rawSrcGid);
         byte[] dev = new byte[b.remaining()];
         b.get(dev);
         return new PacketMeta(new IngressKey(new String(dev, StandardCharsets.UTF_8), port, guid, keyPkey),
                 NetworkType.values()[nt], dgid, ourGid, peerGid, pkey, bthPkey, serviceId, cmaVersion, ipVersion, dst, src, srcPort,
                 (flags & F_VLAN) != 0 ? OptionalInt.of(vlan) : OptionalInt.empty(),
                 (flags & F_DMAC) != 0 ? HwAddr.of(dmac) : null,
-                (flags & F_SIDR) != 0, localCommId, qpType);
+                (flags & F_SIDR) != 0, localCommId, qpType, srcGid);
     }
 
     private static void writeGid(ByteBuf b, Gid g) {

@@ -171,7 +171,7 @@ final class ControlLab implements AutoCloseable {
         InetAddress s = InetAddresses.parse("10.213.0.1");
         PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x0202_03ff_fe04_0506L, 0xffff), NetworkType.ROCE_V2,
                 Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff, l.portSpace().serviceId(l.port()), 0, 4, d, s, 40000,
-                OptionalInt.empty(), null, false, localCommId, QpType.RC);
+                OptionalInt.empty(), null, false, localCommId, QpType.RC, Gid.ofIp(s));
         Decision decision = new Decision(Decision.Outcome.DELIVER, null, null, null, new LinkRef(l.netns(), 2), l.netns(), l, ResolverMode.KERNEL, List.of(), 7);
         byte[] frame = new byte[] {0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x42};
         return new Consumers.Delivery(traceId, l, frame, meta, decision);

@@ -92,7 +92,7 @@ class MessagesProperties {
                             Arbitraries.longs().between(0, 0xffffffffL), Arbitraries.integers().between(0, 255))
                             .as((dst, src, sport, vlan, mac, sidr, comm, cmaVer) -> new PacketMeta(k, nt, d, o, p, pkey, pkey ^ 0x8000, sid, cmaVer, ipv,
                                     dst, src, sport, vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), mac == null ? null : HwAddr.of(mac),
-                                    sidr, comm, sidr || comm % 5 == 4 ? null : QpType.values()[(int) (comm % 4)]));
+                                    sidr, comm, sidr || comm % 5 == 4 ? null : QpType.values()[(int) (comm % 4)], p == null || p.equals(Gid.ZERO) ? null : p));
                 });
     }
 

@@ -46,7 +46,7 @@ class ProtocolDocTest {
         PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x020000fffe000001L, 0xffff), NetworkType.ROCE_V2,
                 Gid.parse("10.0.0.2"), Gid.parse("10.0.0.2"), Gid.parse("10.0.0.1"), 0xffff, 0xffff, PortSpace.TCP.serviceId(7471), 0, 4,
                 InetAddresses.parse("10.0.0.2"), InetAddresses.parse("10.0.0.1"), 40000, OptionalInt.empty(), HwAddr.parse("02:00:00:00:00:02"),
-                false, 0x11223344L, QpType.RC);
+                false, 0x11223344L, QpType.RC, Gid.parse("10.0.0.1"));
         DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.KERNEL, null, 3, POD_A.inode(), 42);
         ex.put("7 REQ", Messages.requestFrame(1, 0x5eed, 12, MetaCodec.encode(meta), new byte[] {(byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef},
                 d, "pod-a"));

@@ -62,7 +62,7 @@ class DecisionPictureTest {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse("10.80.200.1");
         return new PacketMeta(new IngressKey("rxe0", 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(), dmac, false, 0x1234, QpType.RC);
+                PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(), dmac, false, 0x1234, QpType.RC, Gid.ofIp(s));
     }
 
     private Graph draw(Decision d, Decision other) {
@@ -119,7 +119,7 @@ class DecisionPictureTest {
         String pod3 = Ids.namespace(pods.pods.get(2));
         assertThat(walk).extracting(e -> e.from + ">" + e.to).containsExactly(
                 "request>port_rxe0_1", "port_rxe0_1>" + pod3Net1, pod3Net1 + ">" + pod3, pod3 + ">" + Ids.listener(pod3Any));
-        assertThat(stepsOnWalk(walk)).containsExactly("ingress-port", "gid-match", "ib-cm-listen", "cma-header", "net-dev", "validate-net-dev",
+        assertThat(stepsOnWalk(walk)).containsExactly("ingress-port", "gid-match", "resolve-requester", "ib-cm-listen", "path-route", "cma-header", "net-dev", "validate-net-dev",
                 "netns", "listener", "qp-type", "acquire-dev");
         assertThat(stepsOnWalk(walk)).isEqualTo(stepNames(d));
         assertThat(walk.get(1).label.get(0)).isEqualTo("2 gid-match: index " + lowestGidIndexFor(Pods.ip(2)));
