@@ -1,10 +1,10 @@
 package io.cmdemux.bench;
 
-import io.cmdemux.service.control.Acceptance;
-import io.cmdemux.service.control.CmEventInfo;
-import io.cmdemux.service.control.ControlClient;
-import io.cmdemux.service.control.DeliveredRequest;
-import io.cmdemux.service.control.RequestRefused;
+import io.cmdemux.control.protocol.Acceptance;
+import io.cmdemux.control.protocol.CmEventInfo;
+import io.cmdemux.control.client.ControlClient;
+import io.cmdemux.control.protocol.DeliveredRequest;
+import io.cmdemux.control.protocol.RequestRefused;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;

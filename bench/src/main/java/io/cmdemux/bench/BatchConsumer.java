@@ -1,13 +1,13 @@
 package io.cmdemux.bench;
 
 import io.cmdemux.ingress.wire.PortSpace;
-import io.cmdemux.service.control.Frame;
-import io.cmdemux.service.control.FrameCodec;
-import io.cmdemux.service.control.ListenSpec;
-import io.cmdemux.service.control.Messages;
-import io.cmdemux.service.control.ProtocolException;
-import io.cmdemux.service.control.Record;
-import io.cmdemux.service.control.Wire;
+import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.FrameCodec;
+import io.cmdemux.control.protocol.ListenSpec;
+import io.cmdemux.control.protocol.Messages;
+import io.cmdemux.control.protocol.ProtocolException;
+import io.cmdemux.control.protocol.Record;
+import io.cmdemux.control.protocol.Wire;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;

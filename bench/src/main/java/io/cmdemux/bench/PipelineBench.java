@@ -25,16 +25,16 @@ import io.cmdemux.namespaces.testkit.DumpBuilder;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.LinkInfo;
-import io.cmdemux.service.control.DecisionSummary;
-import io.cmdemux.service.control.Messages;
-import io.cmdemux.service.serve.Consumers;
-import io.cmdemux.service.serve.DecisionLog;
-import io.cmdemux.service.serve.Dispatcher;
-import io.cmdemux.service.serve.FrameSender;
-import io.cmdemux.service.serve.Metrics;
-import io.cmdemux.service.serve.Pipeline;
-import io.cmdemux.service.serve.RejLimiter;
-import io.cmdemux.service.serve.Sessions;
+import io.cmdemux.control.protocol.DecisionSummary;
+import io.cmdemux.control.protocol.Messages;
+import io.cmdemux.dataplane.consumer.Consumers;
+import io.cmdemux.dataplane.pipeline.DecisionLog;
+import io.cmdemux.dataplane.dispatch.Dispatcher;
+import io.cmdemux.dataplane.reply.FrameSender;
+import io.cmdemux.dataplane.metrics.Metrics;
+import io.cmdemux.dataplane.pipeline.Pipeline;
+import io.cmdemux.dataplane.reply.RejLimiter;
+import io.cmdemux.dataplane.cm.Sessions;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -116,7 +116,7 @@ public class PipelineBench {
         public void onConsumerGone(java.util.function.Consumer<String> handler) {}
 
         @Override
-        public boolean notify(String owner, io.cmdemux.service.control.CmEventInfo event) {
+        public boolean notify(String owner, io.cmdemux.dataplane.consumer.CmEvent event) {
             return true;
         }
 

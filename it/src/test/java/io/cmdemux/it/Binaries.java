@@ -7,17 +7,17 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The real cmdemux binary, as a user runs it: java -jar service/target/cmdemux.jar, in a namespace or not. */
+/** The real cmdemux binary, as a user runs it: java -jar cli/target/cmdemux.jar, in a namespace or not. */
 final class Binaries {
     private Binaries() {}
 
     static Path jar() {
-        for (Path p : List.of(Path.of("../service/target/cmdemux.jar"), Path.of("service/target/cmdemux.jar"))) {
+        for (Path p : List.of(Path.of("../cli/target/cmdemux.jar"), Path.of("cli/target/cmdemux.jar"))) {
             if (Files.isRegularFile(p)) {
                 return p.toAbsolutePath();
             }
         }
-        throw new AssertionError("service/target/cmdemux.jar is missing: build it first (mvn -pl service -am package, which verify does)");
+        throw new AssertionError("cli/target/cmdemux.jar is missing: build it first (mvn -pl cli -am package, which verify does)");
     }
 
     /** argv for `cmdemux ARGS`, inside namespace {@code netns} when it is not null. */

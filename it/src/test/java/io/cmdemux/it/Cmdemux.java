@@ -34,7 +34,7 @@ final class Cmdemux implements AutoCloseable {
             cmd.addAll(List.of("ip", "netns", "exec", netns));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "io.cmdemux.service.Main"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "io.cmdemux.cli.Main"));
         cmd.addAll(List.of(args));
         String tag = args[0] + "-" + Integer.toHexString(System.identityHashCode(cmd));
         Path out = dir.resolve(tag + ".out");

@@ -3,6 +3,7 @@ package io.cmdemux.netdev;
 import java.net.Inet4Address;
 import java.net.Inet6Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 
 /** Address text in the compressed RFC 5952 form iproute2 prints, and parsing without DNS. */
@@ -59,6 +60,41 @@ public final class InetAddresses {
             sb.append(Integer.toHexString(g[i]));
         }
         return sb.toString();
+    }
+
+    /**
+     * IP:PORT, IPv6 in brackets ("[fe80::1]:7471"), without DNS; {@code what} names the text in the error
+     * ("--dst 10.0.0.1: expected IP:PORT").
+     */
+    public static InetSocketAddress parseEndpoint(String what, String text) {
+        String t = text.trim();
+        String host;
+        String port;
+        if (t.startsWith("[")) {
+            int e = t.indexOf("]:");
+            if (e < 0) {
+                throw new IllegalArgumentException(what + " " + text + ": expected [IPv6]:PORT");
+            }
+            host = t.substring(1, e);
+            port = t.substring(e + 2);
+        } else {
+            int c = t.lastIndexOf(':');
+            if (c < 0 || t.indexOf(':') != c) {
+                throw new IllegalArgumentException(what + " " + text + ": expected IP:PORT (IPv6 in brackets)");
+            }
+            host = t.substring(0, c);
+            port = t.substring(c + 1);
+        }
+        int p;
+        try {
+            p = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(what + " " + text + ": port '" + port + "' is not a number");
+        }
+        if (p < 0 || p > 65535) {
+            throw new IllegalArgumentException(what + " " + text + ": port out of range");
+        }
+        return new InetSocketAddress(parse(host), p);
     }
 
     /** Parses a numeric IPv4 or IPv6 literal; never consults DNS. */

@@ -8,6 +8,7 @@ import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.pathrecord.ls.Ls;
 import io.cmdemux.pathrecord.sa.SaClient;
 import java.net.InetAddress;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
@@ -95,6 +96,25 @@ public record PathRecordConfig(
     }
 
     /** The defaults, overridden by the keys of a JSON config; relative paths are resolved against {@code base}. */
+    /**
+     * The configuration file {@code file}, paths in it relative to its folder; the defaults when
+     * {@code file} is null.
+     *
+     * @throws IOException when the file cannot be read
+     * @throws IllegalArgumentException naming the file, when it is no valid configuration
+     */
+    public static PathRecordConfig load(Path file) throws IOException {
+        if (file == null) {
+            return defaults();
+        }
+        String json = java.nio.file.Files.readString(file);
+        try {
+            return parse(json, file.toAbsolutePath().getParent());
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException(file + ": " + e.getMessage(), e);
+        }
+    }
+
     public static PathRecordConfig parse(String json, Path base) {
         JsonNode n;
         try {

@@ -82,7 +82,7 @@ class CniChainAsRootTest {
             assertThat(gids).filteredOn(e -> e.get("gid").asText().equals("::ffff:" + ip))
                     .hasSize(2).allSatisfy(e -> assertThat(e.get("pods")).extracting(JsonNode::asText).containsExactly("team-a/trainer-0"));
             // and so does the daemon's own topology answer
-            JsonNode daemonTopo = node.query(io.cmdemux.service.control.QueryKind.TOPOLOGY);
+            JsonNode daemonTopo = node.query(io.cmdemux.control.protocol.QueryKind.TOPOLOGY);
             assertThat(daemonTopo.get("namespaces")).filteredOn(n -> n.get("inode").asLong() == CniNode.inode(netns))
                     .singleElement().satisfies(n -> assertThat(n.at("/pods/0/namespace").asText()).isEqualTo("team-a"));
 

@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
  * The ADD latency cmdemux-cni adds to a macvlan + host-local attachment, as a runtime sees it
  * (a process per plugin, wall time from exec to exit), with the daemon running and without it.
  * Not part of the default run (surefire picks up *Test only); run it with
- * {@code mvn -B -pl service,it -am verify -Dtest=CniLatencyBench -Dsurefire.failIfNoSpecifiedTests=false}.
+ * {@code mvn -B -pl cli,it -am verify -Dtest=CniLatencyBench -Dsurefire.failIfNoSpecifiedTests=false}.
  * Each round uses a fresh pod namespace; rounds of the baseline and of the chain alternate, so that
  * the machine's load drifts over both alike. Results go to stdout as a table for docs/PERFORMANCE.md.
  */

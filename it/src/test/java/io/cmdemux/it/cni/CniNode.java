@@ -4,11 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.namespaces.testkit.Netns;
-import io.cmdemux.service.control.BlockingControlClient;
-import io.cmdemux.service.control.Frame;
-import io.cmdemux.service.control.Messages;
-import io.cmdemux.service.control.QueryKind;
-import io.cmdemux.service.control.Wire;
+import io.cmdemux.control.client.BlockingControlClient;
+import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.Messages;
+import io.cmdemux.control.protocol.QueryKind;
+import io.cmdemux.control.protocol.Wire;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class CniNode implements AutoCloseable {
     static final Path REPO = Path.of("..").toAbsolutePath().normalize();
-    static final Path JAR = REPO.resolve("service/target/cmdemux.jar");
+    static final Path JAR = REPO.resolve("cli/target/cmdemux.jar");
     static final Path REFERENCE_PLUGINS = Path.of("/usr/lib/cni");
     private static Path installed;
 
@@ -56,7 +56,7 @@ final class CniNode implements AutoCloseable {
             }
         }
         if (!Files.isRegularFile(JAR)) {
-            throw new AssertionError(JAR + " is missing: build it first (mvn -B -pl service,it -am verify builds it before these tests)");
+            throw new AssertionError(JAR + " is missing: build it first (mvn -B -pl cli,it -am verify builds it before these tests)");
         }
     }
 
@@ -142,7 +142,7 @@ final class CniNode implements AutoCloseable {
         Files.createDirectories(socket.getParent());
         Path log = dir.resolve("serve.log");
         // The CNI log at info: each CNI request's own time, for the latency bench.
-        daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.service.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
+        daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
                 "--metrics", "127.0.0.1:0", "--no-nft")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);

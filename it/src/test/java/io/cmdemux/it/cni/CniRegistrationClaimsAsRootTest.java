@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.cmdemux.service.control.BlockingControlClient;
-import io.cmdemux.service.control.Frame;
-import io.cmdemux.service.control.Record;
-import io.cmdemux.service.control.Wire;
+import io.cmdemux.control.client.BlockingControlClient;
+import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.Record;
+import io.cmdemux.control.protocol.Wire;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

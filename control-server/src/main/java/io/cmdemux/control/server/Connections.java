@@ -1,0 +1,182 @@
+package io.cmdemux.control.server;
+
+import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.Record;
+import io.cmdemux.control.protocol.RequestRefused;
+import io.cmdemux.control.protocol.Via;
+import io.cmdemux.control.protocol.Wire;
+import io.cmdemux.namespaces.NetnsId;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.epoll.EpollDomainSocketChannel;
+import io.netty.channel.unix.PeerCredentials;
+import java.io.IOException;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The live connections: admits them (a limit per namespace), places host-socket peers in their
+ * namespace on a worker thread before anything is read from them, and when one closes, removes
+ * its listeners.
+ */
+final class Connections {
+    private static final Logger log = LoggerFactory.getLogger(Connections.class);
+
+    private final ConcurrentHashMap<Long, Connection> live = new ConcurrentHashMap<>();
+    private final AtomicLong ids = new AtomicLong();
+    private final PeerIdentity identity;
+    private final ListenerRegistry registry;
+    private final Executor workers;
+    private final ControlCounters counters;
+    private final int maxPerNamespace;
+    private final int maxOutstanding;
+    private volatile boolean closed;
+
+    Connections(PeerIdentity identity, ListenerRegistry registry, Executor workers, ControlCounters counters, int maxPerNamespace, int maxOutstanding) {
+        this.identity = identity;
+        this.registry = registry;
+        this.workers = workers;
+        this.counters = counters;
+        this.maxPerNamespace = maxPerNamespace;
+        this.maxOutstanding = maxOutstanding;
+    }
+
+    Connection get(long consumerId) {
+        return live.get(consumerId);
+    }
+
+    int size() {
+        return live.size();
+    }
+
+    /** Connections per namespace; peers of the host socket not yet placed are left out. */
+    java.util.Map<NetnsId, Integer> perNamespace() {
+        java.util.Map<NetnsId, Integer> out = new java.util.HashMap<>();
+        for (Connection c : live.values()) {
+            NetnsId ns = c.netns();
+            if (ns != null) {
+                out.merge(ns, 1, Integer::sum);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * On the event loop, when a connection is accepted. An @cmdemux peer is placed at once in
+     * the namespace whose socket accepted it; a host-socket peer is placed later, off the loop.
+     *
+     * @return null when the connection was refused
+     */
+    Connection accepted(Channel ch, Via via, NetnsId acceptedIn) {
+        long id = ids.incrementAndGet();
+        if (closed) {
+            ch.close();
+            return null;
+        }
+        if (via == Via.ABSTRACT_SOCKET) {
+            int pid = 0;
+            try {
+                PeerCredentials cred = ((EpollDomainSocketChannel) ch).peerCredentials();
+                pid = cred.pid(); // for logs only: the accepting socket already proved the namespace
+            } catch (IOException e) {
+                log.debug("no SO_PEERCRED for an abstract-socket peer: {}", e.getMessage());
+            }
+            if (!admit(acceptedIn)) {
+                refuse(ch, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
+                return null;
+            }
+            Connection c = new Connection(id, ch, via, acceptedIn, pid, maxOutstanding);
+            live.put(id, c);
+            log.debug("{} connected", c);
+            return c;
+        }
+        Connection c = new Connection(id, ch, via, null, 0, maxOutstanding);
+        live.put(id, c);
+        try {
+            workers.execute(() -> identify(c));
+        } catch (RejectedExecutionException e) {
+            live.remove(id);
+            refuse(ch, "busy", Wire.EAGAIN, "the daemon is busy; try again");
+            return null;
+        }
+        return c;
+    }
+
+    /** On a worker: SO_PEERCRED and /proc may take a moment, and a cookie may need a setns. */
+    private void identify(Connection c) {
+        PeerIdentity.Identified who;
+        try {
+            who = identity.identify((EpollDomainSocketChannel) c.channel);
+        } catch (RequestRefused e) {
+            c.channel.eventLoop().execute(() -> refuse(c.channel, "unidentified", e.status(), e.getMessage()));
+            return;
+        }
+        c.channel.eventLoop().execute(() -> {
+            if (!c.channel.isActive()) {
+                return;
+            }
+            if (!admit(who.netns())) {
+                refuse(c.channel, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
+                return;
+            }
+            c.identified(who.netns(), who.pid(), who.uid());
+            log.debug("{} connected{}", c, who.cookieChecked() ? "" : " (namespace not confirmed by cookie)");
+            c.channel.config().setAutoRead(true);
+        });
+    }
+
+    private boolean admit(NetnsId ns) {
+        int n = 0;
+        for (Connection c : live.values()) {
+            if (ns.equals(c.netns())) {
+                n++;
+            }
+        }
+        return n < maxPerNamespace;
+    }
+
+    /** ERROR, then close; counted as closed.{@code counter}. */
+    void refuse(Channel ch, String counter, int status, String text) {
+        counters.inc("closed." + counter);
+        log.debug("refusing a control connection ({}): {}", counter, text);
+        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0, List.of(Record.text(Wire.R_TEXT, text))))
+                .addListener(ChannelFutureListener.CLOSE);
+    }
+
+    private volatile java.util.function.Consumer<String> goneHandler;
+
+    void onGone(java.util.function.Consumer<String> handler) {
+        this.goneHandler = handler;
+    }
+
+    /** On the event loop, when a connection closes: its listeners go with it, then its connections. */
+    void closed(Connection c) {
+        live.remove(c.id);
+        int n = registry.dropConsumer(c.id);
+        java.util.function.Consumer<String> gone = goneHandler;
+        if (gone != null) {
+            try {
+                gone.accept(ListenerRegistry.owner(c.id));
+            } catch (RuntimeException e) {
+                log.warn("cleaning up after {} failed: {}", c, e.toString());
+            }
+        }
+        if (n > 0) {
+            log.info("{} disconnected; its {} listener(s) are gone", c, n);
+        } else {
+            log.debug("{} disconnected", c);
+        }
+    }
+
+    void closeAll() {
+        closed = true;
+        for (Connection c : live.values()) {
+            c.channel.close();
+        }
+    }
+}

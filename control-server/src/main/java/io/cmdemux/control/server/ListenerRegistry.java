@@ -1,0 +1,162 @@
+package io.cmdemux.control.server;
+
+import io.cmdemux.control.protocol.ListenSpec;
+import io.cmdemux.control.protocol.RequestRefused;
+import io.cmdemux.control.protocol.Wire;
+import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.ingress.resolve.ListenerTable;
+import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.NetnsState;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Every consumer's listeners, published as an immutable {@link ListenerTable} with a new
+ * generation on each change. Each listener belongs to one consumer; only that consumer can
+ * remove it, and all of them go when it disconnects. Mutations take a short lock and do no I/O,
+ * so event loops may call them.
+ */
+final class ListenerRegistry {
+    // The kernel's default net.ipv4.ip_local_port_range, which cma_alloc_any_port draws from.
+    static final int EPHEMERAL_LOW = 32768;
+    static final int EPHEMERAL_HIGH = 60999;
+
+    private final Object lock = new Object();
+    private final int maxPerConsumer;
+    private final int maxPerNamespace;
+    private volatile ListenerTable table = ListenerTable.empty();
+    // guarded by lock
+    private long generation;
+    private long nextBindOrder = 1;
+    private final Map<Long, Long> ownerOf = new HashMap<>();
+    private final Map<Long, Integer> countOf = new HashMap<>();
+    private final Map<NetnsId, Integer> countIn = new HashMap<>();
+
+    /**
+     * @param maxPerNamespace every change rebuilds the table, so one namespace's consumers (up to
+     *     the connection limit each) must not be able to grow it without bound
+     */
+    ListenerRegistry(int maxPerConsumer, int maxPerNamespace) {
+        this.maxPerConsumer = maxPerConsumer;
+        this.maxPerNamespace = maxPerNamespace;
+    }
+
+    ListenerTable table() {
+        return table;
+    }
+
+    /**
+     * LISTEN for {@code consumerId}, placed in {@code netns}: the caller's proven namespace.
+     *
+     * @param state that namespace in the current topology, or null when it is not there yet
+     */
+    Listener listen(long consumerId, NetnsId netns, NetnsState state, ListenSpec spec) throws RequestRefused {
+        int boundIfindex = BindRules.checkAddress(spec, state);
+        boolean afonly = BindRules.effectiveAfonly(spec);
+        synchronized (lock) {
+            if (countOf.getOrDefault(consumerId, 0) >= maxPerConsumer) {
+                throw new RequestRefused(Wire.ENOSPC, "a consumer may hold at most " + maxPerConsumer + " listeners");
+            }
+            if (countIn.getOrDefault(netns, 0) >= maxPerNamespace) {
+                throw new RequestRefused(Wire.ENOSPC, "a namespace may hold at most " + maxPerNamespace + " listeners");
+            }
+            ListenerTable t = table;
+            int port = spec.port() == 0 ? ephemeralPort(t, netns, spec.portSpace()) : spec.port();
+            Listener candidate = new Listener(netns, spec.portSpace(), port, BindRules.normalised(spec.address()), afonly, boundIfindex,
+                    nextBindOrder, null, owner(consumerId));
+            BindRules.checkPort(t.bindList(netns, spec.portSpace(), port), candidate);
+            nextBindOrder++;
+            ownerOf.put(candidate.bindOrder(), consumerId);
+            countOf.merge(consumerId, 1, Integer::sum);
+            countIn.merge(netns, 1, Integer::sum);
+            table = t.with(++generation, candidate);
+            return candidate;
+        }
+    }
+
+    /** UNLISTEN: only the owner may remove a listener; anyone else learns nothing about it. */
+    Listener unlisten(long consumerId, long listenerId) throws RequestRefused {
+        synchronized (lock) {
+            Long owner = ownerOf.get(listenerId);
+            if (owner == null || owner != consumerId) {
+                throw new RequestRefused(Wire.ENOENT, "you have no listener " + listenerId);
+            }
+            Listener gone = find(listenerId);
+            ownerOf.remove(listenerId);
+            countOf.merge(consumerId, -1, Integer::sum);
+            if (gone != null) {
+                countIn.merge(gone.netns(), -1, (a, b) -> a + b == 0 ? null : a + b);
+            }
+            table = table.without(++generation, l -> l.bindOrder() == listenerId);
+            return gone;
+        }
+    }
+
+    /** Removes every listener of a consumer that went away; returns how many there were. */
+    int dropConsumer(long consumerId) {
+        synchronized (lock) {
+            Integer n = countOf.remove(consumerId);
+            if (n == null || n == 0) {
+                return 0;
+            }
+            ownerOf.values().removeIf(o -> o == consumerId);
+            String owner = owner(consumerId);
+            for (Listener l : table.all()) {
+                if (owner.equals(l.owner())) {
+                    countIn.merge(l.netns(), -1, (a, b) -> a + b == 0 ? null : a + b);
+                }
+            }
+            table = table.without(++generation, l -> owner.equals(l.owner()));
+            return n;
+        }
+    }
+
+    /** The consumer that owns a listener now, or -1 when the listener is gone. */
+    long ownerOf(long listenerId) {
+        synchronized (lock) {
+            Long o = ownerOf.get(listenerId);
+            return o == null ? -1 : o;
+        }
+    }
+
+    List<Listener> listenersOf(long consumerId) {
+        String owner = owner(consumerId);
+        List<Listener> out = new ArrayList<>();
+        for (Listener l : table.all()) {
+            if (owner.equals(l.owner())) {
+                out.add(l);
+            }
+        }
+        return out;
+    }
+
+    static String owner(long consumerId) {
+        return "consumer-" + consumerId;
+    }
+
+    private Listener find(long listenerId) {
+        for (Listener l : table.all()) {
+            if (l.bindOrder() == listenerId) {
+                return l;
+            }
+        }
+        return null;
+    }
+
+    /** cma_alloc_any_port: a random start in the ephemeral range, then the first port with no bind list. */
+    private static int ephemeralPort(ListenerTable t, NetnsId netns, PortSpace ps) throws RequestRefused {
+        int range = EPHEMERAL_HIGH - EPHEMERAL_LOW + 1;
+        int start = ThreadLocalRandom.current().nextInt(range);
+        for (int i = 0; i < range; i++) {
+            int port = EPHEMERAL_LOW + (start + i) % range;
+            if (t.bindList(netns, ps, port).isEmpty()) {
+                return port;
+            }
+        }
+        throw new RequestRefused(Wire.EADDRNOTAVAIL, "no free ephemeral port in " + ps.cliName());
+    }
+}
