@@ -79,6 +79,7 @@ public record Link(
     }
 
     public Link withName(String newName) {
-        return new Link(ifindex, newName, altNames, kind, info, slaveInfo, parentIfindex, parentNsid, masterIfindex, mac, mtu, flags, operstate, arphrdType);
+        return new Link(ifindex, newName, altNames, kind, info, slaveInfo, parentIfindex, parentNsid, masterIfindex,
+                mac, mtu, flags, operstate, arphrdType);
     }
 }

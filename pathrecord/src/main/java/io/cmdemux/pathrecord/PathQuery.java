@@ -41,7 +41,8 @@ public record PathQuery(
     }
 
     public PathQuery withPkey(int p) {
-        return new PathQuery(device, port, sgid, dgid, OptionalInt.of(p), serviceId, tclass, qosClass, reversible, dlid);
+        return new PathQuery(
+                device, port, sgid, dgid, OptionalInt.of(p), serviceId, tclass, qosClass, reversible, dlid);
     }
 
     public PathQuery withServiceId(long s) {
@@ -61,7 +62,8 @@ public record PathQuery(
     }
 
     public PathQuery withDlid(int d) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, tclass, qosClass, reversible, OptionalInt.of(d));
+        return new PathQuery(
+                device, port, sgid, dgid, pkey, serviceId, tclass, qosClass, reversible, OptionalInt.of(d));
     }
 
     /** The same question the other way round: from DGID to SGID (the inbound, or return, path). */

@@ -118,11 +118,14 @@ public final class SaClient implements AutoCloseable {
         return settings;
     }
 
-    /** SubnAdmGet(PathRecord) for {@code q}; completes with the record, {@link NoPathException} or {@link SaException}. */
+    /**
+     * SubnAdmGet(PathRecord) for {@code q}; completes with the record, {@link NoPathException} or {@link SaException}.
+     */
     public CompletableFuture<PathRecord> query(PathQuery q) {
         CompletableFuture<PathRecord> f = new CompletableFuture<>();
         if (!running) {
-            f.completeExceptionally(new SaException("SA client on " + port.device() + "/" + port.port() + " is closed"));
+            f.completeExceptionally(
+                    new SaException("SA client on " + port.device() + "/" + port.port() + " is closed"));
             return f;
         }
         if (!slots.tryAcquire()) {
@@ -182,8 +185,9 @@ public final class SaClient implements AutoCloseable {
         if (status != 0) {
             // The MAD layer gave our request back: no answer after every retry.
             timedOut.incrementAndGet();
-            p.future().completeExceptionally(new SaException("the SA did not answer on " + port.device() + "/" + port.port()
-                    + " (status " + status + (status == ETIMEDOUT ? ", ETIMEDOUT" : "") + ")"));
+            p.future()
+                    .completeExceptionally(new SaException("the SA did not answer on " + port.device() + "/"
+                            + port.port() + " (status " + status + (status == ETIMEDOUT ? ", ETIMEDOUT" : "") + ")"));
             return;
         }
         try {
@@ -194,8 +198,9 @@ public final class SaClient implements AutoCloseable {
             } else if (r.saStatus() == SaMad.SA_STATUS_NO_RECORDS) {
                 p.future().completeExceptionally(new NoPathException("the SA has no path " + describe(p.query())));
             } else {
-                p.future().completeExceptionally(new SaException("the SA answered status 0x" + Integer.toHexString(r.status())
-                        + " for " + describe(p.query())));
+                p.future()
+                        .completeExceptionally(new SaException("the SA answered status 0x"
+                                + Integer.toHexString(r.status()) + " for " + describe(p.query())));
             }
         } catch (MalformedException e) {
             p.future().completeExceptionally(new SaException("unreadable SA answer: " + e.getMessage()));
