@@ -7,7 +7,6 @@ import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.Link;
-import io.cmdemux.netdev.LinkInfo;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -384,11 +383,6 @@ public final class SoftRocePort {
         for (Consumer<RdmaDevice> l : listeners) {
             l.accept(next);
         }
-    }
-
-    /** Whether the given link is a bond slave; exposed for checks that explain a missing GID. */
-    static boolean isBondSlave(Link l) {
-        return l.slaveInfo() instanceof LinkInfo.BondSlave;
     }
 
     /** An entry by index in the current table. */

@@ -49,14 +49,6 @@ public record PathQuery(
         return new PathQuery(device, port, sgid, dgid, pkey, OptionalLong.of(s), tclass, qosClass, reversible, dlid);
     }
 
-    public PathQuery withTclass(int t) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, OptionalInt.of(t), qosClass, reversible, dlid);
-    }
-
-    public PathQuery withQosClass(int q) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, tclass, OptionalInt.of(q), reversible, dlid);
-    }
-
     public PathQuery withReversible(boolean r) {
         return new PathQuery(device, port, sgid, dgid, pkey, serviceId, tclass, qosClass, r, dlid);
     }

@@ -152,24 +152,6 @@ public record PathRecord(
                 preference);
     }
 
-    public PathRecord withPkey(int v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible,
-                numbPath, v, qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime,
-                preference);
-    }
-
-    public PathRecord withServiceId(long v) {
-        return new PathRecord(v, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath,
-                pkey, qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime,
-                preference);
-    }
-
-    public PathRecord withReversible(boolean v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, v, numbPath,
-                pkey, qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime,
-                preference);
-    }
-
     static int be16(byte[] b, int off) {
         return ((b[off] & 0xff) << 8) | (b[off + 1] & 0xff);
     }

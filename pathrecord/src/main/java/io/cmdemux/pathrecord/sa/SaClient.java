@@ -114,10 +114,6 @@ public final class SaClient implements AutoCloseable {
         return port;
     }
 
-    public Settings settings() {
-        return settings;
-    }
-
     /**
      * SubnAdmGet(PathRecord) for {@code q}; completes with the record, {@link NoPathException} or {@link SaException}.
      */
