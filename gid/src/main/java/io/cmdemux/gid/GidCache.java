@@ -56,10 +56,6 @@ public final class GidCache {
         return slots.length;
     }
 
-    public int defaultSlots() {
-        return defaultSlots;
-    }
-
     /** Adds that found no free slot (the kernel logs "unable to add gid ... error=-28"). */
     public long overflows() {
         return overflows;

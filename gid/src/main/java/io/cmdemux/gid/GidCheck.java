@@ -50,7 +50,8 @@ public final class GidCheck {
         List<GidProblem> out = new ArrayList<>();
         List<PortRef> ports = ports(rdma);
         if (ports.isEmpty()) {
-            out.add(new GidProblem(GidProblem.Kind.NO_RDMA_PORT, "host", "no RDMA device in sysfs and no soft port, so no GID exists at all",
+            out.add(new GidProblem(GidProblem.Kind.NO_RDMA_PORT, "host",
+                    "no RDMA device in sysfs and no soft port, so no GID exists at all",
                     "load the NIC's RDMA driver, or define a soft port with --rdma-port NAME=NETDEV"));
         }
         notAnUpper(snap, ports, out);
@@ -62,7 +63,8 @@ public final class GidCheck {
             GidProblem.Kind k = p.startsWith("soft port ") ? GidProblem.Kind.SOFT_PORT : GidProblem.Kind.SYSFS;
             String fix = k == GidProblem.Kind.SOFT_PORT
                     ? "check the --rdma-port netdev exists (ip link show) and the table size"
-                    : "check the file named; if the kernel wrote it, save `cmdemux snapshot save FILE` for a bug report";
+                    : "check the file named; if the kernel wrote it, "
+                            + "save `cmdemux snapshot save FILE` for a bug report";
             out.add(new GidProblem(k, k == GidProblem.Kind.SOFT_PORT ? "soft port" : "sysfs", p, fix));
         }
         return out;
@@ -87,14 +89,21 @@ public final class GidCheck {
             return;
         }
         Map<LinkRef, List<PortRef>> eligible = eligible(snap, roce);
-        String netdevs = String.join(", ", roce.stream().map(p -> p.label() + " on " + name(snap, p.port().netdev())).toList());
-        String masters = String.join(" or ", new LinkedHashSet<>(roce.stream().map(p -> name(snap, p.port().netdev())).toList()));
+        String netdevs = String.join(", ",
+                roce.stream()
+                        .map(p -> p.label() + " on " + name(snap, p.port().netdev()))
+                        .toList());
+        String masters = String.join(" or ",
+                new LinkedHashSet<>(
+                        roce.stream().map(p -> name(snap, p.port().netdev())).toList()));
         for (NetnsState ns : snap.namespaces()) {
             if (ns.id().equals(snap.host())) {
                 continue;
             }
             for (Link l : ns.links().values()) {
-                if (l.arphrdType() == Link.ARPHRD_LOOPBACK || l.arphrdType() == Link.ARPHRD_INFINIBAND || (l.flags() & Link.IFF_LOOPBACK) != 0) {
+                if (l.arphrdType() == Link.ARPHRD_LOOPBACK
+                        || l.arphrdType() == Link.ARPHRD_INFINIBAND
+                        || (l.flags() & Link.IFF_LOOPBACK) != 0) {
                     continue;
                 }
                 LinkRef me = new LinkRef(ns.id(), l.ifindex());
@@ -103,9 +112,11 @@ public final class GidCheck {
                     continue;
                 }
                 out.add(new GidProblem(GidProblem.Kind.NOT_AN_UPPER, ns.displayName() + "/" + l.name(),
-                        ns.displayName() + ": " + l.name() + " (" + l.kind() + ", " + String.join(", ", ips) + ") " + why(snap, me, l)
-                                + " is not an upper of any RDMA port netdev (" + netdevs + "), so the kernel adds no GID for it: zero GIDs in this pod",
-                        "attach the pod with macvlan or ipvlan on " + masters + " (e.g. CNI macvlan with \"master\": \"" + masters + "\") instead of " + l.kind()));
+                        ns.displayName() + ": " + l.name() + " (" + l.kind() + ", " + String.join(", ", ips) + ") "
+                                + why(snap, me, l) + " is not an upper of any RDMA port netdev (" + netdevs
+                                + "), so the kernel adds no GID for it: zero GIDs in this pod",
+                        "attach the pod with macvlan or ipvlan on " + masters + " (e.g. CNI macvlan with \"master\": \""
+                                + masters + "\") instead of " + l.kind()));
             }
         }
     }
@@ -127,7 +138,8 @@ public final class GidCheck {
             if (peer != null && snap.link(peer) != null) {
                 String where = name(snap, peer);
                 LinkRef br = snap.masterOf(peer).orElse(null);
-                return "(its veth peer " + where + (br == null ? "" : " is a port of " + name(snap, br)) + "; a veth has no lower device)";
+                return "(its veth peer " + where + (br == null ? "" : " is a port of " + name(snap, br))
+                        + "; a veth has no lower device)";
             }
             return "(a veth has no lower device)";
         }
@@ -157,9 +169,15 @@ public final class GidCheck {
                 String ip = first.gid().ip().map(InetAddresses::toText).orElse(first.gid().toString());
                 out.add(new GidProblem(GidProblem.Kind.SAME_IP_IN_TWO_NAMESPACES, p.label(),
                         p.label() + ": " + ip + " (" + first.type().text() + ") is at " + String.join(" and ", at)
-                                + "; the kernel matches an incoming request to the lowest index, so only " + nsName(snap, first.ndev().netns())
+                                + "; the kernel matches an incoming request to the lowest index, so only "
+                                + nsName(snap, first.ndev().netns())
                                 + " ever receives connections to it",
-                        "give each pod its own IP (check the IPAM ranges of " + String.join(", ", new TreeSet<>(same.stream().map(e -> nsName(snap, e.ndev().netns())).toList())) + ")"));
+                        "give each pod its own IP (check the IPAM ranges of "
+                                + String.join(", ",
+                                        new TreeSet<>(same.stream()
+                                                .map(e -> nsName(snap, e.ndev().netns()))
+                                                .toList()))
+                                + ")"));
             }
         }
     }
@@ -185,9 +203,14 @@ public final class GidCheck {
                         }
                     }
                     out.add(new GidProblem(GidProblem.Kind.PKEY_NOT_IN_TABLE, p.label(),
-                            String.format("%s: IPoIB child %s has P_Key 0x%04x, which is not in the port's P_Key table %s (low 15 bits compared);"
-                                    + " ipoib_get_net_dev_by_params finds no netdev for requests with it", p.label(), name(snap, child), ipoib.pkey(), table),
-                            String.format("add partition 0x%04x for this port in the subnet manager (opensm partitions.conf), or recreate %s with a P_Key from the table",
+                            String.format(
+                                    "%s: IPoIB child %s has P_Key 0x%04x, which is not in the port's P_Key table %s "
+                                            + "(low 15 bits compared);"
+                                            + " ipoib_get_net_dev_by_params finds no netdev for requests with it",
+                                    p.label(), name(snap, child), ipoib.pkey(), table),
+                            String.format(
+                                    "add partition 0x%04x for this port in the subnet manager "
+                                            + "(opensm partitions.conf), or recreate %s with a P_Key from the table",
                                     ipoib.pkey() & PkeyTable.PKEY_MASK, c.name())));
                 }
             }
@@ -196,7 +219,10 @@ public final class GidCheck {
 
     private static void tables(TopologySnapshot snap, List<PortRef> ports, List<GidProblem> out) {
         for (PortRef p : ports) {
-            if (p.device().soft() || !p.port().roce() || p.port().netdev() == null || snap.link(p.port().netdev()) == null) {
+            if (p.device().soft()
+                    || !p.port().roce()
+                    || p.port().netdev() == null
+                    || snap.link(p.port().netdev()) == null) {
                 continue;
             }
             List<GidEntry> real = p.port().gids();
@@ -211,15 +237,19 @@ public final class GidCheck {
                 }
             }
             Set<GidType> t = types.isEmpty() ? RoceGidRules.ROCE_V2_ONLY : types;
-            List<GidEntry> computed = RoceGidRules.compute(snap, p.port().netdev(), t, Math.max(RoceGidRules.RXE_GID_TABLE_LEN, maxIndex + 1));
+            List<GidEntry> computed = RoceGidRules.compute(
+                    snap, p.port().netdev(), t, Math.max(RoceGidRules.RXE_GID_TABLE_LEN, maxIndex + 1));
             // Entries sysfs could not tie to one link are reported already; leave them out here.
             List<GidEntry> realKnown = real.stream().filter(e -> e.ndev() != null).toList();
-            List<GidEntry> computedKnown = computed.stream().filter(e -> !unresolved.contains(e.gid() + " " + e.type())).toList();
+            List<GidEntry> computedKnown = computed.stream()
+                    .filter(e -> !unresolved.contains(e.gid() + " " + e.type()))
+                    .toList();
             GidTableDiff.ContentDiff d = GidTableDiff.compareContents(computedKnown, realKnown);
             if (d.empty()) {
                 continue;
             }
-            StringBuilder m = new StringBuilder(p.label()).append(": the kernel's GID table differs from the one its rules give for this topology");
+            StringBuilder m = new StringBuilder(p.label())
+                    .append(": the kernel's GID table differs from the one its rules give for this topology");
             if (!d.onlyExpected().isEmpty()) {
                 m.append("; missing: ").append(examples(d.onlyExpected()));
             }
@@ -227,7 +257,8 @@ public final class GidCheck {
                 m.append("; not expected: ").append(examples(d.onlyActual()));
             }
             out.add(new GidProblem(GidProblem.Kind.TABLE_DIFFERS, p.label(), m.toString(),
-                    "compare with `ip -d addr` in the namespaces named; an entry kept after its address went away is held by an open QP"
+                    "compare with `ip -d addr` in the namespaces named; "
+                            + "an entry kept after its address went away is held by an open QP"
                             + " and leaves when it closes; a missing one points to 'unable to add gid' in dmesg"));
         }
     }
@@ -257,7 +288,8 @@ public final class GidCheck {
         }
         for (Map.Entry<String, Set<String>> e : pods.entrySet()) {
             out.add(new GidProblem(GidProblem.Kind.EXCLUSIVE_NETNS_MODE, e.getKey(),
-                    "ib_core netns_mode is exclusive: " + e.getKey() + " belongs to one namespace only, yet " + String.join(", ", e.getValue())
+                    "ib_core netns_mode is exclusive: " + e.getKey() + " belongs to one namespace only, yet "
+                            + String.join(", ", e.getValue())
                             + " have GIDs on it; RDMA CM never hands their listeners a request (rdma_dev_access_netns)",
                     "rdma system set netns shared (and ib_core netns_mode=1 in modprobe.d to keep it)"));
         }

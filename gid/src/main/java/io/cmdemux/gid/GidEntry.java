@@ -24,9 +24,4 @@ public record GidEntry(int index, Gid gid, GidType type, LinkRef ndev, OptionalI
     public GidEntry(int index, Gid gid, GidType type, LinkRef ndev, OptionalInt vlanId) {
         this(index, gid, type, ndev, vlanId, null);
     }
-
-    /** The same entry at another slot. */
-    public GidEntry atIndex(int newIndex) {
-        return new GidEntry(newIndex, gid, type, ndev, vlanId, ndevName);
-    }
 }

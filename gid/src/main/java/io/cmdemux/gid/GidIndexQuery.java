@@ -25,7 +25,14 @@ public final class GidIndexQuery {
      * @param reason why there is no index; null when there is one
      * @param warnings matches that are real but lose to a lower index of another namespace
      */
-    public record Answer(NetnsState netns, InetAddress ip, GidType type, List<Match> matches, OptionalInt index, String reason, List<String> warnings) {
+    public record Answer(
+            NetnsState netns,
+            InetAddress ip,
+            GidType type,
+            List<Match> matches,
+            OptionalInt index,
+            String reason,
+            List<String> warnings) {
         public Answer {
             matches = List.copyOf(matches);
             warnings = List.copyOf(warnings);
@@ -39,7 +46,10 @@ public final class GidIndexQuery {
         for (GidCheck.PortRef p : GidCheck.ports(rdma)) {
             GidEntry best = null;
             for (GidEntry e : p.port().gids()) {
-                if (e.gid().equals(gid) && e.type() == type && e.ndev() != null && e.ndev().netns().inode() == ns.id().inode()) {
+                if (e.gid().equals(gid)
+                        && e.type() == type
+                        && e.ndev() != null
+                        && e.ndev().netns().inode() == ns.id().inode()) {
                     if (best == null || e.index() < best.index()) {
                         best = e;
                     }
@@ -52,8 +62,9 @@ public final class GidIndexQuery {
             for (GidEntry e : p.port().gids()) {
                 if (e.gid().equals(gid) && e.type() == type && e.index() < best.index() && e.ndev() != null
                         && e.ndev().netns().inode() != ns.id().inode()) {
-                    warnings.add(p.label() + ": index " + e.index() + " (" + GidCheck.name(snap, e.ndev()) + ") holds the same GID and is lower;"
-                            + " incoming requests to " + InetAddresses.toText(ip) + " match it, not index " + best.index());
+                    warnings.add(p.label() + ": index " + e.index() + " (" + GidCheck.name(snap, e.ndev())
+                            + ") holds the same GID and is lower;" + " incoming requests to " + InetAddresses.toText(ip)
+                            + " match it, not index " + best.index());
                     break;
                 }
             }
@@ -61,12 +72,14 @@ public final class GidIndexQuery {
         if (!matches.isEmpty()) {
             int first = matches.get(0).entry().index();
             boolean same = matches.stream().allMatch(m -> m.entry().index() == first);
-            return new Answer(ns, ip, type, matches, same ? OptionalInt.of(first) : OptionalInt.empty(), null, warnings);
+            return new Answer(
+                    ns, ip, type, matches, same ? OptionalInt.of(first) : OptionalInt.empty(), null, warnings);
         }
         return new Answer(ns, ip, type, matches, OptionalInt.empty(), whyNone(snap, rdma, ns, ip, type), warnings);
     }
 
-    private static String whyNone(TopologySnapshot snap, RdmaTopology rdma, NetnsState ns, InetAddress ip, GidType type) {
+    private static String whyNone(
+            TopologySnapshot snap, RdmaTopology rdma, NetnsState ns, InetAddress ip, GidType type) {
         String where = ns.host() ? "the host" : "netns " + ns.displayName();
         List<GidCheck.PortRef> roce = GidCheck.ports(rdma).stream().filter(p -> p.port().roce()).toList();
         if (roce.isEmpty()) {
@@ -81,7 +94,8 @@ public final class GidIndexQuery {
         if (owners.isEmpty()) {
             List<String> have = new ArrayList<>();
             ns.addresses().forEach(a -> have.add(a.cidr()));
-            return InetAddresses.toText(ip) + " is not configured in " + where + " (its addresses: " + (have.isEmpty() ? "none" : String.join(", ", have)) + ")";
+            return InetAddresses.toText(ip) + " is not configured in " + where + " (its addresses: "
+                    + (have.isEmpty() ? "none" : String.join(", ", have)) + ")";
         }
         for (LinkRef o : owners) {
             Link l = snap.link(o);
@@ -97,11 +111,18 @@ public final class GidIndexQuery {
                 }
             }
             if (!eligibleSomewhere) {
-                List<String> netdevs = roce.stream().filter(p -> p.port().netdev() != null).map(p -> p.label() + " on " + GidCheck.name(snap, p.port().netdev())).toList();
-                return l.name() + " (" + l.kind() + ") in " + where + " holds " + InetAddresses.toText(ip) + " but is not an upper of any RDMA port netdev ("
-                        + String.join(", ", netdevs) + "), so the kernel adds no GID for it; attach the pod with macvlan or ipvlan on the port's netdev";
+                List<String> netdevs = roce.stream()
+                        .filter(p -> p.port().netdev() != null)
+                        .map(p -> p.label() + " on "
+                                + GidCheck.name(snap, p.port().netdev()))
+                        .toList();
+                return l.name() + " (" + l.kind() + ") in " + where + " holds " + InetAddresses.toText(ip)
+                        + " but is not an upper of any RDMA port netdev (" + String.join(", ", netdevs)
+                        + "), so the kernel adds no GID for it; "
+                        + "attach the pod with macvlan or ipvlan on the port's netdev";
             }
         }
-        return "no " + type.text() + " GID for " + InetAddresses.toText(ip) + " on " + where + " in any port's table (a full table drops new GIDs; see `cmdemux gids check`)";
+        return "no " + type.text() + " GID for " + InetAddresses.toText(ip) + " on " + where
+                + " in any port's table (a full table drops new GIDs; see `cmdemux gids check`)";
     }
 }

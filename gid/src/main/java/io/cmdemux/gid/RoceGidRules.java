@@ -32,7 +32,8 @@ public final class RoceGidRules {
     /** rxe's ports support RoCE v2 only (rxe_port_immutable: RDMA_CORE_PORT_IBA_ROCE_UDP_ENCAP). */
     public static final Set<GidType> ROCE_V2_ONLY = Collections.unmodifiableSet(EnumSet.of(GidType.ROCE_V2));
     /** mlx4/mlx5 ports support both (RDMA_CORE_PORT_IBA_ROCE | ..._UDP_ENCAP). */
-    public static final Set<GidType> ROCE_V1_V2 = Collections.unmodifiableSet(EnumSet.of(GidType.ROCE_V1, GidType.ROCE_V2));
+    public static final Set<GidType> ROCE_V1_V2 =
+            Collections.unmodifiableSet(EnumSet.of(GidType.ROCE_V1, GidType.ROCE_V2));
     /** rxe_param.h RXE_PORT_GID_TBL_LEN. */
     public static final int RXE_GID_TABLE_LEN = 1024;
     /** make_default_gid: the link-local prefix of every default GID. */
@@ -55,7 +56,16 @@ public final class RoceGidRules {
             return new Gid(LINK_LOCAL_PREFIX, 0);
         }
         long id = 0;
-        byte[] eui = {(byte) (mac.get(0) ^ 2), mac.get(1), mac.get(2), (byte) 0xff, (byte) 0xfe, mac.get(3), mac.get(4), mac.get(5)};
+        byte[] eui = {
+            (byte) (mac.get(0) ^ 2),
+            mac.get(1),
+            mac.get(2),
+            (byte) 0xff,
+            (byte) 0xfe,
+            mac.get(3),
+            mac.get(4),
+            mac.get(5)
+        };
         for (byte b : eui) {
             id = (id << 8) | (b & 0xff);
         }
@@ -114,7 +124,8 @@ public final class RoceGidRules {
      * @param events true for the notifier path, which first drops devices whose type is not
      *     ARPHRD_ETHER (netdevice_event, addr_event); a full rescan (enum_all_gids_of_dev_cb) does not
      */
-    public static boolean isEthPortOfNetdev(TopologySnapshot snap, LinkRef portNetdev, LinkRef dev, Set<LinkRef> uppersOfPort, boolean events) {
+    public static boolean isEthPortOfNetdev(
+            TopologySnapshot snap, LinkRef portNetdev, LinkRef dev, Set<LinkRef> uppersOfPort, boolean events) {
         Link l = snap.link(dev);
         if (l == null) {
             return false;
@@ -140,7 +151,8 @@ public final class RoceGidRules {
      * is_ndev_for_default_gid_filter: the port's netdev unless it is a bond slave; a bond master
      * above it otherwise.
      */
-    public static boolean isNdevForDefaultGid(TopologySnapshot snap, LinkRef portNetdev, LinkRef dev, Set<LinkRef> uppersOfPort) {
+    public static boolean isNdevForDefaultGid(
+            TopologySnapshot snap, LinkRef portNetdev, LinkRef dev, Set<LinkRef> uppersOfPort) {
         Link l = snap.link(dev);
         if (l == null) {
             return false;
@@ -183,7 +195,8 @@ public final class RoceGidRules {
      */
     static Map<NetnsId, Integer> namespaceRank(TopologySnapshot snap) {
         List<NetnsState> all = new ArrayList<>(snap.namespaces());
-        all.sort(Comparator.comparing((NetnsState s) -> !s.id().equals(snap.host())).thenComparingLong(s -> s.id().inode()));
+        all.sort(Comparator.comparing((NetnsState s) -> !s.id().equals(snap.host()))
+                .thenComparingLong(s -> s.id().inode()));
         Map<NetnsId, Integer> rank = new HashMap<>();
         for (int i = 0; i < all.size(); i++) {
             rank.put(all.get(i).id(), i);
@@ -304,7 +317,8 @@ public final class RoceGidRules {
         List<GidEntry> out = new ArrayList<>(entries.size());
         for (GidEntry e : entries) {
             Link l = e.ndev() == null ? null : snap.link(e.ndev());
-            OptionalInt vlan = l != null && l.info() instanceof LinkInfo.Vlan v ? OptionalInt.of(v.id()) : OptionalInt.empty();
+            OptionalInt vlan =
+                    l != null && l.info() instanceof LinkInfo.Vlan v ? OptionalInt.of(v.id()) : OptionalInt.empty();
             String name = l != null ? l.name() : e.ndevName();
             out.add(new GidEntry(e.index(), e.gid(), e.type(), e.ndev(), vlan, name));
         }

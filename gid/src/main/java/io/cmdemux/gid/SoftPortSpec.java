@@ -38,7 +38,8 @@ public record SoftPortSpec(String name, String netdev, String netns, Set<GidType
         }
         types = Collections.unmodifiableSet(EnumSet.copyOf(types));
         if (tableSize <= types.size()) {
-            throw new IllegalArgumentException("GID table size " + tableSize + " leaves no slot beyond the " + types.size() + " default GIDs");
+            throw new IllegalArgumentException(
+                    "GID table size " + tableSize + " leaves no slot beyond the " + types.size() + " default GIDs");
         }
     }
 
@@ -46,7 +47,8 @@ public record SoftPortSpec(String name, String netdev, String netns, Set<GidType
     public static SoftPortSpec parse(String text) {
         Matcher m = SYNTAX.matcher(text.trim());
         if (!m.matches()) {
-            throw new IllegalArgumentException("--rdma-port '" + text + "': expected NAME=NETDEV[@NETNS][:v1,v2], e.g. soft0=eth1");
+            throw new IllegalArgumentException(
+                    "--rdma-port '" + text + "': expected NAME=NETDEV[@NETNS][:v1,v2], e.g. soft0=eth1");
         }
         Set<GidType> types = EnumSet.noneOf(GidType.class);
         if (m.group(4) != null) {

@@ -7,7 +7,6 @@ import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.Link;
-import io.cmdemux.netdev.LinkInfo;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -272,7 +271,8 @@ public final class SoftRocePort {
      * The kernel adds a GID per address notification and deletes one per address removal, so an
      * IP held twice (two prefixes) loses its GID when either goes: diff as multisets.
      */
-    private static void ipDiff(LinkRef d, List<InetAddress> before, List<InetAddress> after, List<GidEvent> dels, List<GidEvent> adds) {
+    private static void ipDiff(
+            LinkRef d, List<InetAddress> before, List<InetAddress> after, List<GidEvent> dels, List<GidEvent> adds) {
         Map<InetAddress, Integer> count = new HashMap<>();
         for (InetAddress ip : before) {
             count.merge(ip, 1, Integer::sum);
@@ -305,7 +305,8 @@ public final class SoftRocePort {
     private Map<LinkRef, DevView> currentViews(TopologySnapshot snap) {
         Map<LinkRef, DevView> out = new LinkedHashMap<>();
         for (LinkRef d : RoceGidRules.eligibleNetdevs(snap, portNetdev, true)) {
-            out.put(d, new DevView(snap.link(d).mac(), RoceGidRules.gidAddresses(snap.namespace(d.netns()), d.ifindex())));
+            out.put(d,
+                    new DevView(snap.link(d).mac(), RoceGidRules.gidAddresses(snap.namespace(d.netns()), d.ifindex())));
         }
         return out;
     }
@@ -356,7 +357,9 @@ public final class SoftRocePort {
             }
         }
         // RdmaPort keeps a GidList as it is; this one shares the unchanged part of the GID index.
-        GidList entries = publishedList == null ? GidList.of(Arrays.asList(dense)) : GidList.next(publishedList, dense, removed, added);
+        GidList entries = publishedList == null
+                ? GidList.of(Arrays.asList(dense))
+                : GidList.next(publishedList, dense, removed, added);
         publishedList = entries;
         List<String> p = new ArrayList<>();
         if (portNetdev == null) {
@@ -368,21 +371,18 @@ public final class SoftRocePort {
         }
         problems = List.copyOf(p);
         Link port = portNetdev == null ? null : snap.link(portNetdev);
-        long guid = port == null || port.mac() == null ? 0 : RoceGidRules.defaultGid(port.mac()).lo(); // rxe: node GUID = EUI-64 of the MAC
+        long guid = port == null || port.mac() == null
+                ? 0
+                : RoceGidRules.defaultGid(port.mac()).lo(); // rxe: node GUID = EUI-64 of the MAC
         boolean active = port != null && port.up() && (port.flags() & Link.IFF_LOWER_UP) != 0;
-        RdmaPort rp = new RdmaPort(SoftPortSpec.PORT, RdmaPort.LinkLayer.ETHERNET, active ? STATE_ACTIVE : STATE_DOWN, guid,
-                List.of(), entries, ROCE_PKEYS, portNetdev, List.of());
+        RdmaPort rp = new RdmaPort(SoftPortSpec.PORT, RdmaPort.LinkLayer.ETHERNET, active ? STATE_ACTIVE : STATE_DOWN,
+                guid, List.of(), entries, ROCE_PKEYS, portNetdev, List.of());
         NetnsId where = portNetdev == null ? snap.host() : portNetdev.netns();
         RdmaDevice next = new RdmaDevice(spec.name(), guid, true, where, List.of(rp));
         device = next;
         for (Consumer<RdmaDevice> l : listeners) {
             l.accept(next);
         }
-    }
-
-    /** Whether the given link is a bond slave; exposed for checks that explain a missing GID. */
-    static boolean isBondSlave(Link l) {
-        return l.slaveInfo() instanceof LinkInfo.BondSlave;
     }
 
     /** An entry by index in the current table. */

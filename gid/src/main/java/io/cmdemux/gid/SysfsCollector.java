@@ -1,11 +1,9 @@
 package io.cmdemux.gid;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.file.DirectoryStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -14,12 +12,12 @@ import java.util.Set;
 
 /**
  * Copies the sysfs files that {@link SysfsReader} reads into snapshot entries
- * ({@link SysfsLayout#snapshot} layout), so that a snapshot file carries the RDMA tables.
- * Unreadable attributes (sysfs answers EINVAL for the ndev and type of a free GID slot) and
- * free slots (the zero GID) are left out; the reader treats a missing GID as a free slot.
+ * ({@link SysfsLayout#snapshot} layout), so that a snapshot file carries the RDMA tables. It reads
+ * them through {@link SysfsTree}, as the parser does. Unreadable attributes (sysfs answers EINVAL for
+ * the ndev and type of a free GID slot) and free slots (the zero GID) are left out; the reader treats
+ * a missing GID as a free slot.
  */
 public final class SysfsCollector {
-    private static final int MAX_ATTRIBUTE = 4096;
     private static final String ZERO_GID = "0000:0000:0000:0000:0000:0000:0000:0000";
     private static final List<String> DEVICE_FILES = List.of("node_guid", "node_type", "sys_image_guid");
     private static final List<String> PORT_FILES = List.of("link_layer", "state", "phys_state");
@@ -31,49 +29,49 @@ public final class SysfsCollector {
     public static Map<String, byte[]> collect(SysfsLayout from) throws IOException {
         Map<String, byte[]> out = new LinkedHashMap<>();
         Set<String> devices = new HashSet<>();
-        for (Path dev : list(from.infiniband())) {
-            String d = SysfsLayout.SNAPSHOT_INFINIBAND + "/" + name(dev);
+        for (Path dev : SysfsTree.list(from.infiniband())) {
+            String d = SysfsLayout.SNAPSHOT_INFINIBAND + "/" + SysfsTree.name(dev);
             for (String f : DEVICE_FILES) {
                 copy(dev.resolve(f), d + "/" + f, out);
             }
-            String target = link(dev.resolve("device"));
+            String target = SysfsTree.target(SysfsTree.deviceLink(dev));
             if (target != null) {
-                out.put(d + "/device", target.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-                devices.add(last(target));
+                out.put(d + "/device", target.getBytes(StandardCharsets.UTF_8));
+                devices.add(SysfsTree.lastComponent(target));
             }
-            for (Path port : list(dev.resolve("ports"))) {
-                String p = d + "/ports/" + name(port);
+            for (Path port : SysfsTree.list(SysfsTree.ports(dev))) {
+                String p = d + "/ports/" + SysfsTree.name(port);
                 for (String f : PORT_FILES) {
                     copy(port.resolve(f), p + "/" + f, out);
                 }
-                for (Path gid : list(port.resolve("gids"))) {
-                    byte[] b = read(gid);
-                    if (b == null || new String(b, java.nio.charset.StandardCharsets.UTF_8).strip().equals(ZERO_GID)) {
+                for (Path gid : SysfsTree.list(SysfsTree.gids(port))) {
+                    byte[] b = SysfsTree.bytes(gid);
+                    if (b == null || new String(b, StandardCharsets.UTF_8).strip().equals(ZERO_GID)) {
                         continue;
                     }
-                    String i = name(gid);
+                    String i = SysfsTree.name(gid);
                     out.put(p + "/gids/" + i, b);
-                    copy(port.resolve("gid_attrs/types/" + i), p + "/gid_attrs/types/" + i, out);
-                    copy(port.resolve("gid_attrs/ndevs/" + i), p + "/gid_attrs/ndevs/" + i, out);
+                    copy(SysfsTree.gidType(port, i), p + "/gid_attrs/types/" + i, out);
+                    copy(SysfsTree.gidNdev(port, i), p + "/gid_attrs/ndevs/" + i, out);
                 }
-                for (Path pkey : list(port.resolve("pkeys"))) {
-                    copy(pkey, p + "/pkeys/" + name(pkey), out);
+                for (Path pkey : SysfsTree.list(SysfsTree.pkeys(port))) {
+                    copy(pkey, p + "/pkeys/" + SysfsTree.name(pkey), out);
                 }
             }
         }
-        for (Path nd : list(from.net())) {
-            byte[] type = read(nd.resolve("type"));
-            String target = link(nd.resolve("device"));
-            boolean ipoib = type != null && new String(type, java.nio.charset.StandardCharsets.UTF_8).strip().equals("32");
-            if (!ipoib && (target == null || !devices.contains(last(target)))) {
+        for (Path nd : SysfsTree.list(from.net())) {
+            byte[] type = SysfsTree.bytes(nd.resolve("type"));
+            String target = SysfsTree.target(SysfsTree.deviceLink(nd));
+            boolean ipoib = type != null && new String(type, StandardCharsets.UTF_8).strip().equals("32");
+            if (!ipoib && (target == null || !devices.contains(SysfsTree.lastComponent(target)))) {
                 continue; // only the netdevs of RDMA devices
             }
-            String n = SysfsLayout.SNAPSHOT_NET + "/" + name(nd);
+            String n = SysfsLayout.SNAPSHOT_NET + "/" + SysfsTree.name(nd);
             for (String f : NET_FILES) {
                 copy(nd.resolve(f), n + "/" + f, out);
             }
             if (target != null) {
-                out.put(n + "/device", target.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                out.put(n + "/device", target.getBytes(StandardCharsets.UTF_8));
             }
             if (Files.exists(nd.resolve("create_child"))) {
                 out.put(n + "/create_child", new byte[0]);
@@ -83,57 +81,10 @@ public final class SysfsCollector {
         return out;
     }
 
-    private static String last(String target) {
-        String t = target.endsWith("/") ? target.substring(0, target.length() - 1) : target;
-        return t.substring(t.lastIndexOf('/') + 1);
-    }
-
-    private static String name(Path p) {
-        return p.getFileName().toString().replace("/", "");
-    }
-
-    private static List<Path> list(Path dir) throws IOException {
-        List<Path> out = new ArrayList<>();
-        if (!Files.isDirectory(dir)) {
-            return out;
-        }
-        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir)) {
-            for (Path p : ds) {
-                out.add(p);
-            }
-        }
-        out.sort(null);
-        return out;
-    }
-
     private static void copy(Path from, String to, Map<String, byte[]> out) {
-        byte[] b = read(from);
+        byte[] b = SysfsTree.bytes(from);
         if (b != null) {
             out.put(to, b);
         }
-    }
-
-    private static byte[] read(Path p) {
-        if (!Files.isRegularFile(p)) {
-            return null;
-        }
-        try (InputStream in = Files.newInputStream(p)) {
-            byte[] b = in.readNBytes(MAX_ATTRIBUTE + 1);
-            return b.length > MAX_ATTRIBUTE ? null : b;
-        } catch (IOException e) {
-            return null; // EINVAL from a free slot's attribute, or gone meanwhile
-        }
-    }
-
-    private static String link(Path p) {
-        try {
-            if (Files.isSymbolicLink(p)) {
-                return Files.readSymbolicLink(p).toString();
-            }
-        } catch (IOException e) {
-            return null;
-        }
-        byte[] b = read(p);
-        return b == null ? null : new String(b, java.nio.charset.StandardCharsets.UTF_8).strip();
     }
 }

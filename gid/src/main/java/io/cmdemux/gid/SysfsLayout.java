@@ -34,6 +34,7 @@ public record SysfsLayout(Path infiniband, Path net, Path netnsMode) {
 
     /** A snapshot's entries under its root (SnapshotFile.read(...).root()). */
     public static SysfsLayout snapshot(Path root) {
-        return new SysfsLayout(root.resolve(SNAPSHOT_INFINIBAND), root.resolve(SNAPSHOT_NET), root.resolve(SNAPSHOT_NETNS_MODE));
+        return new SysfsLayout(
+                root.resolve(SNAPSHOT_INFINIBAND), root.resolve(SNAPSHOT_NET), root.resolve(SNAPSHOT_NETNS_MODE));
     }
 }

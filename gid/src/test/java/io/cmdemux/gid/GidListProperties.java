@@ -33,7 +33,9 @@ class GidListProperties {
             List<GidEntry> removed = new ArrayList<>();
             List<GidEntry> added = new ArrayList<>();
             for (int i = 0; i < SLOTS; i++) {
-                GidEntry now = table.get(i) < 0 ? null : new GidEntry(i, gid(table.get(i)), GidType.ROCE_V2, null, OptionalInt.empty());
+                GidEntry now = table.get(i) < 0
+                        ? null
+                        : new GidEntry(i, gid(table.get(i)), GidType.ROCE_V2, null, OptionalInt.empty());
                 if (!Objects.equals(now, published[i])) {
                     if (published[i] != null) {
                         removed.add(published[i]);

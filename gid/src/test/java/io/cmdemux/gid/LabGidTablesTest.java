@@ -33,7 +33,9 @@ class LabGidTablesTest {
     @Test
     void everyRecordedPortHoldsTheEntriesTheRulesCompute() throws Exception {
         List<Path> all = fixtures();
-        assertThat(all).as("kernel-lab fixtures under %s (scripts/lab/record)", LAB.toAbsolutePath()).hasSizeGreaterThan(30);
+        assertThat(all)
+                .as("kernel-lab fixtures under %s (scripts/lab/record)", LAB.toAbsolutePath())
+                .hasSizeGreaterThan(30);
         List<String> differences = new ArrayList<>();
         int ports = 0;
         int entries = 0;

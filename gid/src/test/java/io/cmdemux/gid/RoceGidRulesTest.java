@@ -45,7 +45,9 @@ class RoceGidRulesTest {
         LinkRef uplink = new LinkRef(s.host(), 2);
         List<GidEntry> table = RoceGidRules.compute(s, uplink, RoceGidRules.ROCE_V2_ONLY, 1024);
         // rescan order: host first, then namespaces by inode (a, b, c); IPv4 before IPv6.
-        assertThat(table).extracting(e -> e.index() + " " + e.gid() + " " + e.ndevName() + "@" + e.ndev().netns().inode())
+        assertThat(table)
+                .extracting(e -> e.index() + " " + e.gid() + " " + e.ndevName() + "@"
+                        + e.ndev().netns().inode())
                 .containsExactly(
                         "0 fe80::5054:ff:fe12:3456 uplink@" + Topo.HOST_INODE,
                         "1 ::ffff:10.77.0.10 net1@100",
@@ -72,11 +74,14 @@ class RoceGidRulesTest {
     void aVlanOnABondCountsOnlyOnTheActiveSlavesPortButAMacvlanOnTheBondCountsOnBoth() {
         Topo t = new Topo();
         LinkInfo.BondSlave slave = new LinkInfo.BondSlave(LinkInfo.BondSlave.STATE_ACTIVE, 0, 0, null, 0);
-        t.link("host", 2, "eth0", "device", generic("device"), slave, null, 0, 4, "52:54:00:00:00:02", Link.ARPHRD_ETHER);
-        t.link("host", 3, "eth1", "device", generic("device"), slave, null, 0, 4, "52:54:00:00:00:03", Link.ARPHRD_ETHER);
+        t.link("host", 2, "eth0", "device", generic("device"), slave, null, 0, 4, "52:54:00:00:00:02",
+                Link.ARPHRD_ETHER);
+        t.link("host", 3, "eth1", "device", generic("device"), slave, null, 0, 4, "52:54:00:00:00:03",
+                Link.ARPHRD_ETHER);
         t.dev("host", 4, "bond0", "bond", new LinkInfo.Bond(LinkInfo.Bond.MODE_ACTIVEBACKUP, 2), "52:54:00:00:00:02")
                 .addr("host", 4, "10.1.0.1", 24);
-        t.child("host", 5, "bond0.7", "vlan", new LinkInfo.Vlan(7, 0x8100, 0), "host", 4, "52:54:00:00:00:02").addr("host", 5, "10.7.0.1", 24);
+        t.child("host", 5, "bond0.7", "vlan", new LinkInfo.Vlan(7, 0x8100, 0), "host", 4, "52:54:00:00:00:02")
+                .addr("host", 5, "10.7.0.1", 24);
         t.child("host", 6, "mv0", "macvlan", macvlan(), "host", 4, "02:00:00:00:00:06").addr("host", 6, "10.6.0.1", 24);
         TopologySnapshot s = t.build(1);
         // eth0 is the active slave: the bond, its vlan and the macvlan; default GIDs from the bond's MAC.
@@ -128,7 +133,8 @@ class RoceGidRulesTest {
     void ipv6LinkLocalOfAMacvlanIsItsOwnEntry() {
         Topo t = new Topo().ns("a", 100);
         t.dev("host", 2, "uplink", "veth", veth(), UPLINK_MAC).addr("host", 2, "fe80::5054:ff:fe12:3456", 64);
-        t.child("a", 4, "net1", "macvlan", macvlan(), "host", 2, "02:00:00:00:00:04").addr("a", 4, "fe80::ff:fe00:4", 64);
+        t.child("a", 4, "net1", "macvlan", macvlan(), "host", 2, "02:00:00:00:00:04")
+                .addr("a", 4, "fe80::ff:fe00:4", 64);
         TopologySnapshot s = t.build(1);
         // The uplink's own link-local is its default GID: one entry, not two.
         assertThat(RoceGidRules.compute(s, new LinkRef(s.host(), 2), RoceGidRules.ROCE_V2_ONLY, 8))

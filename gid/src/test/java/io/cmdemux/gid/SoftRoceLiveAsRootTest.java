@@ -85,7 +85,9 @@ class SoftRoceLiveAsRootTest {
     }
 
     private static JsonNode link(String netns, String dev) throws Exception {
-        String out = netns == null ? sh("ip", "-j", "link", "show", "dev", dev) : sh("ip", "-n", netns, "-j", "link", "show", "dev", dev);
+        String out = netns == null
+                ? sh("ip", "-j", "link", "show", "dev", dev)
+                : sh("ip", "-n", netns, "-j", "link", "show", "dev", dev);
         return JSON.readTree(out).get(0);
     }
 
@@ -97,8 +99,10 @@ class SoftRoceLiveAsRootTest {
     private List<Want> macvlanPod(String suffix, String uplink, String ip, int v4Index, int llIndex) throws Exception {
         String pod = ns.add(suffix);
         String mv = ns.name("m" + suffix);
-        bash("ip link add " + mv + " link " + uplink + " type macvlan mode bridge && ip link set " + mv + " netns " + pod
-                + " && ip -n " + pod + " link set " + mv + " name net1 && ip -n " + pod + " addr add " + ip + "/24 dev net1"
+        bash("ip link add " + mv + " link " + uplink + " type macvlan mode bridge && ip link set " + mv + " netns "
+                + pod
+                + " && ip -n " + pod + " link set " + mv + " name net1 && ip -n " + pod + " addr add " + ip
+                + "/24 dev net1"
                 + " && ip -n " + pod + " link set net1 up");
         JsonNode l = link(pod, "net1");
         long inode = inode("/run/netns/" + pod);
@@ -111,8 +115,8 @@ class SoftRoceLiveAsRootTest {
     void macvlanPodsGetGidsWithTheirMacvlanAsNdevAndADeletedPodsSlotsGoToTheNextPod() throws Exception {
         String uplink = ns.hostLink("up");
         // No link-local on the uplink (addrgenmode none), so the table starts with the default GID alone.
-        bash("ip link add " + uplink + " type veth peer name " + ns.name("upp") + " && ip link set " + uplink + " addrgenmode none"
-                + " && ip link set " + uplink + " up && ip link set " + ns.name("upp") + " up");
+        bash("ip link add " + uplink + " type veth peer name " + ns.name("upp") + " && ip link set " + uplink
+                + " addrgenmode none" + " && ip link set " + uplink + " up && ip link set " + ns.name("upp") + " up");
         JsonNode up = link(null, uplink);
         long hostInode = inode("/proc/self/ns/net");
         Want def = new Want(0, LinkLocal.ofMac(up.get("address").asText()), hostInode, up.get("ifindex").asInt());
@@ -139,15 +143,21 @@ class SoftRoceLiveAsRootTest {
         // A veth-only pod: a veth is no upper of the uplink, so it adds nothing.
         String vpod = ns.add("vp");
         String vh = ns.hostLink("vh");
-        bash("ip link add " + vh + " type veth peer name eth0 netns " + vpod + " && ip -n " + vpod + " addr add 10.67.0.2/24 dev eth0"
-                + " && ip -n " + vpod + " link set eth0 up && ip link set " + vh + " up");
+        bash("ip link add " + vh + " type veth peer name eth0 netns " + vpod + " && ip -n " + vpod
+                + " addr add 10.67.0.2/24 dev eth0" + " && ip -n " + vpod + " link set eth0 up && ip link set " + vh
+                + " up");
         long vInode = inode("/run/netns/" + vpod);
         TopologySnapshot withVeth = awaitTopology(s -> s.findNamespace(vpod).map(n -> n.linkByName("eth0") != null
                 && !n.addressesOf(n.linkByName("eth0").ifindex()).isEmpty()).orElse(false));
         assertThat(table(port)).containsExactlyElementsOf(strings(want));
         assertThat(port.device().ports().get(0).gids()).noneMatch(e -> e.ndev().netns().inode() == vInode);
-        List<GidProblem> problems = GidCheck.run(withVeth, new RdmaTopology(withVeth.generation(), RdmaTopology.NetnsMode.SHARED, List.of(port.device())), List.of());
-        assertThat(problems).filteredOn(p -> p.kind() == GidProblem.Kind.NOT_AN_UPPER && p.subject().equals(vpod + "/eth0")).hasSize(1);
+        List<GidProblem> problems = GidCheck.run(withVeth,
+                new RdmaTopology(withVeth.generation(), RdmaTopology.NetnsMode.SHARED, List.of(port.device())),
+                List.of());
+        assertThat(problems)
+                .filteredOn(p ->
+                        p.kind() == GidProblem.Kind.NOT_AN_UPPER && p.subject().equals(vpod + "/eth0"))
+                .hasSize(1);
 
         // Deleting p2 destroys its macvlan (NETDEV_UNREGISTER: all its GIDs go), freeing 3 and 4.
         sh("ip", "netns", "del", ns.name("p2"));

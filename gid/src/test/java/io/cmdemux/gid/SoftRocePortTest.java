@@ -23,7 +23,8 @@ class SoftRocePortTest {
 
     private static void pod(Topo t, String ns, long inode, String ip) {
         t.ns(ns, inode);
-        t.child(ns, 5, "net1", "macvlan", macvlan(), "host", 2, "02:00:00:00:00:" + ip.substring(ip.lastIndexOf('.') + 1));
+        t.child(ns, 5, "net1", "macvlan", macvlan(), "host", 2,
+                "02:00:00:00:00:" + ip.substring(ip.lastIndexOf('.') + 1));
         t.addr(ns, 5, ip, 24);
     }
 
@@ -47,14 +48,18 @@ class SoftRocePortTest {
         p.update(t.build(g++));
         pod(t, "c", 102, "10.0.0.13");
         p.update(t.build(g++));
-        assertThat(table(p)).containsExactly("0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.11", "2 ::ffff:10.0.0.12", "3 ::ffff:10.0.0.13");
+        assertThat(table(p))
+                .containsExactly(
+                        "0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.11", "2 ::ffff:10.0.0.12", "3 ::ffff:10.0.0.13");
         LinkRef b = new LinkRef(t.id("b"), 5);
         t.removeNs("b");
         p.update(t.build(g++));
         assertThat(p.lastEvents()).containsExactly(new GidEvent.DelAll(b));
         pod(t, "e", 104, "10.0.0.15");
         p.update(t.build(g++));
-        assertThat(table(p)).containsExactly("0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.11", "2 ::ffff:10.0.0.15", "3 ::ffff:10.0.0.13");
+        assertThat(table(p))
+                .containsExactly(
+                        "0 fe80::5054:ff:fe12:3456", "1 ::ffff:10.0.0.11", "2 ::ffff:10.0.0.15", "3 ::ffff:10.0.0.13");
     }
 
     @Test
@@ -68,11 +73,13 @@ class SoftRocePortTest {
         // What a watcher publishes: only pod b's state is new.
         t.addr("b", 5, "10.0.1.12", 24);
         TopologySnapshot s2 = s1.with(2, List.of(t.state("b")), List.of());
-        assertThat(p.update(s2)).containsExactly(new GidEvent.AddIp(new LinkRef(t.id("b"), 5), InetAddresses.parse("10.0.1.12")));
+        assertThat(p.update(s2))
+                .containsExactly(new GidEvent.AddIp(new LinkRef(t.id("b"), 5), InetAddresses.parse("10.0.1.12")));
         assertThat(table(p)).endsWith("3 ::ffff:10.0.1.12");
         t.removeAddr("b", 5, "10.0.1.12");
         TopologySnapshot s3 = s2.with(3, List.of(t.state("b")), List.of());
-        assertThat(p.update(s3)).containsExactly(new GidEvent.DelIp(new LinkRef(t.id("b"), 5), InetAddresses.parse("10.0.1.12")));
+        assertThat(p.update(s3))
+                .containsExactly(new GidEvent.DelIp(new LinkRef(t.id("b"), 5), InetAddresses.parse("10.0.1.12")));
         assertThat(table(p)).hasSize(3);
     }
 
@@ -120,7 +127,8 @@ class SoftRocePortTest {
         t.child("a", 5, "net1", "macvlan", macvlan(), "host", 2, "02:00:00:00:00:77");
         List<GidEvent> ev = p.update(t.build(2));
         LinkRef mv = new LinkRef(t.id("a"), 5);
-        assertThat(ev).containsExactly(new GidEvent.DelAll(mv), new GidEvent.AddIp(mv, InetAddresses.parse("10.0.0.11")));
+        assertThat(ev)
+                .containsExactly(new GidEvent.DelAll(mv), new GidEvent.AddIp(mv, InetAddresses.parse("10.0.0.11")));
     }
 
     @Test

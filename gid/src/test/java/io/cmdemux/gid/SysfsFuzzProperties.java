@@ -64,11 +64,12 @@ class SysfsFuzzProperties {
 
     @Provide
     Arbitrary<byte[]> contents() {
-        return Arbitraries.oneOf(
-                Arbitraries.just(new byte[0]),
-                Arbitraries.bytes().array(byte[].class).ofMaxSize(80),
+        return Arbitraries.oneOf(Arbitraries.just(new byte[0]), Arbitraries.bytes().array(byte[].class).ofMaxSize(80),
                 Arbitraries.strings().ofMaxLength(60).map(s -> s.getBytes(StandardCharsets.UTF_8)),
-                Arbitraries.strings().withChars("0123456789abcdefx:/ \n").ofMaxLength(50).map(s -> s.getBytes(StandardCharsets.UTF_8)),
+                Arbitraries.strings()
+                        .withChars("0123456789abcdefx:/ \n")
+                        .ofMaxLength(50)
+                        .map(s -> s.getBytes(StandardCharsets.UTF_8)),
                 Arbitraries.just(new byte[5000]));
     }
 
@@ -84,7 +85,8 @@ class SysfsFuzzProperties {
             } else {
                 Files.write(victim, content);
             }
-            TopologySnapshot s = (fixture.equals("roce") ? SysfsReaderTest.roceTopology() : SysfsReaderTest.ibTopology()).build(1);
+            TopologySnapshot s =
+                    (fixture.equals("roce") ? SysfsReaderTest.roceTopology() : SysfsReaderTest.ibTopology()).build(1);
             SysfsReader.Result r = SysfsReader.read(SysfsLayout.live(root), s);
             assertThat(r.topology()).isNotNull();
             assertThat(r.problems()).allMatch(p -> !p.contains("\n"));
@@ -94,7 +96,8 @@ class SysfsFuzzProperties {
     }
 
     @Property(tries = 60)
-    void garbageInAGidFileIsCountedAndTheSlotLeftOut(@ForAll("garbage") String garbage, @ForAll("roceIndex") int index) throws IOException {
+    void garbageInAGidFileIsCountedAndTheSlotLeftOut(@ForAll("garbage") String garbage, @ForAll("roceIndex") int index)
+            throws IOException {
         Path root = copy("roce");
         try {
             TopologySnapshot s = SysfsReaderTest.roceTopology().build(1);
@@ -109,7 +112,8 @@ class SysfsFuzzProperties {
     }
 
     @Property(tries = 40)
-    void aRoceGidWithAnEmptyOrMissingNdevIsCounted(@ForAll("roceIndex") int index, @ForAll boolean empty) throws IOException {
+    void aRoceGidWithAnEmptyOrMissingNdevIsCounted(@ForAll("roceIndex") int index, @ForAll boolean empty)
+            throws IOException {
         Path root = copy("roce");
         try {
             TopologySnapshot s = SysfsReaderTest.roceTopology().build(1);
@@ -122,7 +126,8 @@ class SysfsFuzzProperties {
             }
             SysfsReader.Result r = SysfsReader.read(SysfsLayout.live(root), s);
             assertThat(r.problems()).hasSizeGreaterThan(before).anyMatch(p -> p.contains("ndevs/" + index));
-            assertThat(r.topology().port("mlx5_1", 1).orElseThrow().gid(index)).hasValueSatisfying(e -> assertThat(e.ndev()).isNull());
+            assertThat(r.topology().port("mlx5_1", 1).orElseThrow().gid(index))
+                    .hasValueSatisfying(e -> assertThat(e.ndev()).isNull());
         } finally {
             delete(root);
         }
@@ -146,7 +151,8 @@ class SysfsFuzzProperties {
     @Provide
     Arbitrary<String> garbage() {
         // Never the 8x4-hex-digit form, which is a valid GID.
-        return Arbitraries.oneOf(Arbitraries.just(""), Arbitraries.just("\n"), Arbitraries.strings().ofMinLength(1).ofMaxLength(38),
-                Arbitraries.just("fe80::1"), Arbitraries.just("0000:0000"), Arbitraries.just("zzzz:0000:0000:0000:0000:0000:0000:0001"));
+        return Arbitraries.oneOf(Arbitraries.just(""), Arbitraries.just("\n"),
+                Arbitraries.strings().ofMinLength(1).ofMaxLength(38), Arbitraries.just("fe80::1"),
+                Arbitraries.just("0000:0000"), Arbitraries.just("zzzz:0000:0000:0000:0000:0000:0000:0001"));
     }
 }

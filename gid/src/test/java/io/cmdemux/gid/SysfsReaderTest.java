@@ -34,10 +34,14 @@ class SysfsReaderTest {
     static Topo ibTopology() {
         Topo t = new Topo().ns("p", 100);
         t.dev("host", 2, "eno1", "device", Topo.generic("device"), "3c:ec:ef:00:00:01");
-        t.link("host", 4, "ib0", "ipoib", new LinkInfo.Ipoib(0xffff, 0, 0), null, null, 0, 0, "00:00:10:87:" + IB_GID, Link.ARPHRD_INFINIBAND);
-        t.link("host", 5, "ib0.8001", "ipoib", new LinkInfo.Ipoib(0x8001, 0, 0), null, "host", 4, 0, "00:00:11:07:" + IB_GID, Link.ARPHRD_INFINIBAND);
-        t.link("host", 6, "ib0.8005", "ipoib", new LinkInfo.Ipoib(0x8005, 0, 0), null, "host", 4, 0, "00:00:11:47:" + IB_GID, Link.ARPHRD_INFINIBAND);
-        t.link("p", 3, "ib0.8002", "ipoib", new LinkInfo.Ipoib(0x8002, 0, 0), null, "host", 4, 0, "00:00:11:87:" + IB_GID, Link.ARPHRD_INFINIBAND);
+        t.link("host", 4, "ib0", "ipoib", new LinkInfo.Ipoib(0xffff, 0, 0), null, null, 0, 0, "00:00:10:87:" + IB_GID,
+                Link.ARPHRD_INFINIBAND);
+        t.link("host", 5, "ib0.8001", "ipoib", new LinkInfo.Ipoib(0x8001, 0, 0), null, "host", 4, 0,
+                "00:00:11:07:" + IB_GID, Link.ARPHRD_INFINIBAND);
+        t.link("host", 6, "ib0.8005", "ipoib", new LinkInfo.Ipoib(0x8005, 0, 0), null, "host", 4, 0,
+                "00:00:11:47:" + IB_GID, Link.ARPHRD_INFINIBAND);
+        t.link("p", 3, "ib0.8002", "ipoib", new LinkInfo.Ipoib(0x8002, 0, 0), null, "host", 4, 0,
+                "00:00:11:87:" + IB_GID, Link.ARPHRD_INFINIBAND);
         return t;
     }
 
@@ -48,7 +52,8 @@ class SysfsReaderTest {
         String[] ips = {"10.77.0.10", "10.77.0.11", "10.77.0.12", "10.77.0.12"};
         String[] pods = {"a", "b", "c", "d"};
         for (int i = 0; i < 4; i++) {
-            t.child(pods[i], 4, "net1", "macvlan", macvlan(), "host", 3, "02:00:00:00:01:0" + i).addr(pods[i], 4, ips[i], 24);
+            t.child(pods[i], 4, "net1", "macvlan", macvlan(), "host", 3, "02:00:00:00:01:0" + i)
+                    .addr(pods[i], 4, ips[i], 24);
         }
         return t;
     }
@@ -70,7 +75,9 @@ class SysfsReaderTest {
                 .containsExactly("0 fe80::b859:9f03:a1:b2c0 IB null", "1 fe80::b859:9f03:a1:b2c8 IB null");
         assertThat(p.pkeys().pkeys()).containsExactly(0xffff, 0x8001, 0x0002, 0x0000);
         assertThat(p.ipoibParents()).containsExactly(new LinkRef(s.host(), 4));
-        assertThat(r.netClass()).extracting(SysfsReader.NetClassEntry::name).containsExactly("ib0", "ib0.8001", "ib0.8005");
+        assertThat(r.netClass())
+                .extracting(SysfsReader.NetClassEntry::name)
+                .containsExactly("ib0", "ib0.8001", "ib0.8005");
         assertThat(r.netClass().get(0).ipoibGid()).isEqualTo(Gid.parse("fe80::b859:9f03:a1:b2c0"));
         assertThat(r.netClass().get(0).ipoibParent()).isTrue();
     }
@@ -96,13 +103,15 @@ class SysfsReaderTest {
         RdmaPort p = r.topology().port("mlx5_1", 1).orElseThrow();
         assertThat(p.netdev()).isEqualTo(new LinkRef(s.host(), 3));
         assertThat(p.gids()).hasSize(10);
-        assertThat(p.gids()).extracting(e -> e.index() + " " + e.type().text() + " " + (e.ndev() == null ? "?" : e.ndev().netns().inode()) + " " + e.ndevName())
-                .containsExactly(
-                        "0 RoCE v1 " + Topo.HOST_INODE + " eth2", "1 RoCE v2 " + Topo.HOST_INODE + " eth2",
-                        "2 RoCE v1 100 net1", "3 RoCE v2 100 net1",
-                        "4 RoCE v1 101 net1", "5 RoCE v2 101 net1",
+        assertThat(p.gids())
+                .extracting(e -> e.index() + " " + e.type().text() + " "
+                        + (e.ndev() == null ? "?" : e.ndev().netns().inode()) + " " + e.ndevName())
+                .containsExactly("0 RoCE v1 " + Topo.HOST_INODE + " eth2", "1 RoCE v2 " + Topo.HOST_INODE + " eth2",
+                        "2 RoCE v1 100 net1", "3 RoCE v2 100 net1", "4 RoCE v1 101 net1", "5 RoCE v2 101 net1",
                         "6 RoCE v1 ? net1", "7 RoCE v2 ? net1", "8 RoCE v1 ? net1", "9 RoCE v2 ? net1");
-        assertThat(r.problems()).hasSize(4).allMatch(m -> m.contains("could be any of") && m.contains("net1@c") && m.contains("net1@d"));
+        assertThat(r.problems())
+                .hasSize(4)
+                .allMatch(m -> m.contains("could be any of") && m.contains("net1@c") && m.contains("net1@d"));
         assertThat(r.topology().netnsMode()).isEqualTo(RdmaTopology.NetnsMode.EXCLUSIVE);
     }
 
@@ -139,7 +148,8 @@ class SysfsReaderTest {
             assertThat(extra).containsKey(SysfsLayout.SNAPSHOT_NETNS_MODE);
             Path zip = tmp.resolve(f + ".zip");
             try (OutputStream out = Files.newOutputStream(zip)) {
-                SnapshotFile.write(out, s.host(), List.of(new NamespaceDump(s.host(), List.of(), -1, List.of())), extra);
+                SnapshotFile.write(
+                        out, s.host(), List.of(new NamespaceDump(s.host(), List.of(), -1, List.of())), extra);
             }
             SnapshotFile.Contents c = SnapshotFile.read(zip);
             SysfsReader.Result direct = SysfsReader.read(SysfsLayout.live(fixture(f)), s);

@@ -68,7 +68,8 @@ class SysfsTreeJazzerTest {
             }
         }
         SysfsReader.Result[] result = new SysfsReader.Result[1];
-        DecoderContract.check(input.length, BUDGET, () -> result[0] = SysfsReader.read(SysfsLayout.live(root), snapshot));
+        DecoderContract.check(
+                input.length, BUDGET, () -> result[0] = SysfsReader.read(SysfsLayout.live(root), snapshot));
         assertThat(result[0].topology()).isNotNull();
         assertThat(result[0].problems()).allMatch(p -> !p.contains("\n"));
     }

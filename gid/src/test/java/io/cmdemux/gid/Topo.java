@@ -63,26 +63,64 @@ final class Topo {
     }
 
     /** A link whose IFLA_LINK is {@code parentIfindex} in {@code parentNs}. */
-    Topo child(String ns, int ifindex, String name, String kind, LinkInfo info, String parentNs, int parentIfindex, String mac) {
+    Topo child(
+            String ns,
+            int ifindex,
+            String name,
+            String kind,
+            LinkInfo info,
+            String parentNs,
+            int parentIfindex,
+            String mac) {
         return link(ns, ifindex, name, kind, info, null, parentNs, parentIfindex, 0, mac, Link.ARPHRD_ETHER);
     }
 
-    Topo link(String ns, int ifindex, String name, String kind, LinkInfo info, LinkInfo slaveInfo, String parentNs, int parentIfindex,
-            int master, String mac, int arphrd) {
-        OptionalInt nsid = parentNs == null || parentNs.equals(ns) ? OptionalInt.empty() : OptionalInt.of(nsid(ns, parentNs));
-        links.get(ns).put(ifindex, new Link(ifindex, name, List.of(), kind, info, slaveInfo, parentIfindex, nsid, master,
-                mac == null ? null : HwAddr.parse(mac), 1500, UP, 6, arphrd));
+    Topo link(
+            String ns,
+            int ifindex,
+            String name,
+            String kind,
+            LinkInfo info,
+            LinkInfo slaveInfo,
+            String parentNs,
+            int parentIfindex,
+            int master,
+            String mac,
+            int arphrd) {
+        OptionalInt nsid =
+                parentNs == null || parentNs.equals(ns) ? OptionalInt.empty() : OptionalInt.of(nsid(ns, parentNs));
+        links.get(ns)
+                .put(ifindex,
+                        new Link(
+                                ifindex,
+                                name,
+                                List.of(),
+                                kind,
+                                info,
+                                slaveInfo,
+                                parentIfindex,
+                                nsid,
+                                master,
+                                mac == null ? null : HwAddr.parse(mac),
+                                1500,
+                                UP,
+                                6,
+                                arphrd));
         return this;
     }
 
     Topo addr(String ns, int ifindex, String ip, int prefix) {
         InetAddress a = InetAddresses.parse(ip);
-        addrs.get(ns).add(new Address(a instanceof Inet4Address ? 2 : 10, ifindex, a, prefix, 0, Address.IFA_F_PERMANENT, null, null));
+        addrs.get(ns)
+                .add(new Address(a instanceof Inet4Address ? 2 : 10, ifindex, a, prefix, 0, Address.IFA_F_PERMANENT,
+                        null, null));
         return this;
     }
 
     Topo peerAddr(String ns, int ifindex, String local, String peer) {
-        addrs.get(ns).add(new Address(2, ifindex, InetAddresses.parse(local), 32, 0, Address.IFA_F_PERMANENT, null, InetAddresses.parse(peer)));
+        addrs.get(ns)
+                .add(new Address(2, ifindex, InetAddresses.parse(local), 32, 0, Address.IFA_F_PERMANENT, null,
+                        InetAddresses.parse(peer)));
         return this;
     }
 
@@ -104,8 +142,8 @@ final class Topo {
     }
 
     NetnsState state(String ns) {
-        return new NetnsState(ids.get(ns), ns.equals("host") ? List.of() : List.of(ns), ns.equals("host"), ns.equals("host") ? -1 : 0,
-                links.get(ns), addrs.get(ns), List.of(), peers.get(ns));
+        return new NetnsState(ids.get(ns), ns.equals("host") ? List.of() : List.of(ns), ns.equals("host"),
+                ns.equals("host") ? -1 : 0, links.get(ns), addrs.get(ns), List.of(), peers.get(ns));
     }
 
     TopologySnapshot build(long generation) {

@@ -115,6 +115,8 @@ public final class LiveDumper {
     }
 
     private static String describe(DiscoveredNetns ns) {
-        return (ns.names().isEmpty() ? "netns " + ns.id().inode() : "netns " + ns.names().get(0)) + " (" + ns.path() + ")";
+        return (ns.names().isEmpty()
+                        ? "netns " + ns.id().inode()
+                        : "netns " + ns.names().get(0)) + " (" + ns.path() + ")";
     }
 }

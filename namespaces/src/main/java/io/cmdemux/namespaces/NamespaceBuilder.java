@@ -36,9 +36,19 @@ final class NamespaceBuilder {
     private record AddressKey(int ifindex, InetAddress address, int prefixLen) {}
 
     /** What makes two notifications talk about the same route. */
-    private record RouteKey(int family, int table, int type, InetAddress dst, int dstLen, int tos, int priority, int oif, InetAddress gateway) {
+    private record RouteKey(
+            int family,
+            int table,
+            int type,
+            InetAddress dst,
+            int dstLen,
+            int tos,
+            int priority,
+            int oif,
+            InetAddress gateway) {
         static RouteKey of(Route r) {
-            return new RouteKey(r.family(), r.table(), r.type(), r.dst(), r.dstLen(), r.tos(), r.priority(), r.oif(), r.gateway());
+            return new RouteKey(
+                    r.family(), r.table(), r.type(), r.dst(), r.dstLen(), r.tos(), r.priority(), r.oif(), r.gateway());
         }
     }
 

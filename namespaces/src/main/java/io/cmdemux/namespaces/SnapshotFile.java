@@ -42,7 +42,8 @@ public final class SnapshotFile {
     public record Contents(NetnsId host, List<NamespaceDump> dumps, Path root) {}
 
     /** Writes a zip with the dumps and any extra entries (path inside the zip → bytes). */
-    public static void write(OutputStream out, NetnsId host, List<NamespaceDump> dumps, Map<String, byte[]> extra) throws IOException {
+    public static void write(OutputStream out, NetnsId host, List<NamespaceDump> dumps, Map<String, byte[]> extra)
+            throws IOException {
         try (ZipOutputStream zip = new ZipOutputStream(out)) {
             StringBuilder tsv = new StringBuilder("# name\tinode\tnsid-in-host\n");
             for (NamespaceDump d : dumps) {
@@ -96,7 +97,8 @@ public final class SnapshotFile {
         try {
             return read(file, zfs.getPath("/"));
         } catch (IOException | MalformedException | RuntimeException e) {
-            // Nothing refers to the zip any more: unmount it (a caller that tries file after file would keep them all open).
+            // Nothing refers to the zip any more: unmount it (a caller
+            // that tries file after file would keep them all open).
             zfs.close();
             throw e;
         }
@@ -124,19 +126,22 @@ public final class SnapshotFile {
             try {
                 inode = Long.parseLong(f[1].trim());
             } catch (NumberFormatException e) {
-                throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": inode '" + f[1] + "' is not a number");
+                throw new MalformedException(
+                        lineNo, NETNS_TSV + " line " + lineNo + ": inode '" + f[1] + "' is not a number");
             }
             String name = f[0].trim();
             // A NUL cannot be in a file name: the name's capture path would throw InvalidPathException.
             if (name.contains("/") || name.indexOf('\0') >= 0 || name.isEmpty()) {
-                throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": bad namespace name '" + name + "'");
+                throw new MalformedException(
+                        lineNo, NETNS_TSV + " line " + lineNo + ": bad namespace name '" + name + "'");
             }
             names.computeIfAbsent(inode, k -> new ArrayList<>()).add(name);
             if (f.length > 2 && !f[2].trim().equals("-")) {
                 try {
                     nsids.put(inode, Integer.parseInt(f[2].trim()));
                 } catch (NumberFormatException e) {
-                    throw new MalformedException(lineNo, NETNS_TSV + " line " + lineNo + ": nsid '" + f[2] + "' is not a number");
+                    throw new MalformedException(
+                            lineNo, NETNS_TSV + " line " + lineNo + ": nsid '" + f[2] + "' is not a number");
                 }
             }
             if (name.equals(HOST_NAME)) {
@@ -153,7 +158,8 @@ public final class SnapshotFile {
             Path pcap = root.resolve("rtnl").resolve(all.get(0) + ".pcap");
             List<String> realNames = all.stream().filter(n -> !n.equals(HOST_NAME) && !n.startsWith("@")).toList();
             List<byte[]> messages = Files.isRegularFile(pcap) ? readNetlinkPcap(pcap) : List.of();
-            dumps.add(new NamespaceDump(new NetnsId(0, e.getKey()), realNames, nsids.getOrDefault(e.getKey(), -1), messages));
+            dumps.add(new NamespaceDump(
+                    new NetnsId(0, e.getKey()), realNames, nsids.getOrDefault(e.getKey(), -1), messages));
         }
         return new Contents(host, dumps, root);
     }
@@ -173,9 +179,11 @@ public final class SnapshotFile {
                 }
                 byte[] d = rec.data();
                 if (d.length < PcapWriter.NETLINK_PSEUDO_HEADER) {
-                    throw new MalformedException((int) rec.fileOffset(), pcap.getFileName() + ": record " + rec.index() + " is shorter than its pseudo header");
+                    throw new MalformedException((int) rec.fileOffset(),
+                            pcap.getFileName() + ": record " + rec.index() + " is shorter than its pseudo header");
                 }
-                ByteBuffer body = ByteBuffer.wrap(d, PcapWriter.NETLINK_PSEUDO_HEADER, d.length - PcapWriter.NETLINK_PSEUDO_HEADER);
+                ByteBuffer body = ByteBuffer.wrap(
+                        d, PcapWriter.NETLINK_PSEUDO_HEADER, d.length - PcapWriter.NETLINK_PSEUDO_HEADER);
                 if (isRequest(body)) {
                     // A request from user space: iproute2 sends its whole request buffer, so the
                     // record may hold zero padding after nlmsg_len. It carries no state; skip it.

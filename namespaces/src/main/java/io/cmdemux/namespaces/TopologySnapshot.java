@@ -6,8 +6,6 @@ import io.cmdemux.netdev.Link;
 import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.netdev.NlMessage;
 import io.cmdemux.netdev.NsidEntry;
-import io.cmdemux.netdev.Route;
-import io.cmdemux.netdev.Rtnl;
 import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -38,9 +36,15 @@ public final class TopologySnapshot {
     private final ShardedIndex<LinkRef, LinkRef> slaves;
     private final List<String> problems;
 
-    private TopologySnapshot(long generation, NetnsId host, Map<NetnsId, NetnsState> namespaces,
-            ShardedIndex<InetAddress, AddressRef> byIp, ShardedIndex<HwAddr, LinkRef> byMac, ShardedIndex<LinkRef, LinkRef> children,
-            ShardedIndex<LinkRef, LinkRef> slaves, List<String> problems) {
+    private TopologySnapshot(
+            long generation,
+            NetnsId host,
+            Map<NetnsId, NetnsState> namespaces,
+            ShardedIndex<InetAddress, AddressRef> byIp,
+            ShardedIndex<HwAddr, LinkRef> byMac,
+            ShardedIndex<LinkRef, LinkRef> children,
+            ShardedIndex<LinkRef, LinkRef> slaves,
+            List<String> problems) {
         this.generation = generation;
         this.host = host;
         this.namespaces = namespaces;
@@ -78,12 +82,14 @@ public final class TopologySnapshot {
         for (NetnsState s : states) {
             ns.putIfAbsent(s.id(), s);
         }
-        Indexes ix = new Indexes(ShardedIndex.<InetAddress, AddressRef>empty().edit(), ShardedIndex.<HwAddr, LinkRef>empty().edit(),
-                ShardedIndex.<LinkRef, LinkRef>empty().edit(), ShardedIndex.<LinkRef, LinkRef>empty().edit());
+        Indexes ix = new Indexes(ShardedIndex.<InetAddress, AddressRef>empty().edit(),
+                ShardedIndex.<HwAddr, LinkRef>empty().edit(), ShardedIndex.<LinkRef, LinkRef>empty().edit(),
+                ShardedIndex.<LinkRef, LinkRef>empty().edit());
         for (NetnsState s : ns.values()) {
             ix.index(s, true);
         }
-        return new TopologySnapshot(generation, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), List.copyOf(problems));
+        return new TopologySnapshot(
+                generation, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), List.copyOf(problems));
     }
 
     /**
@@ -108,7 +114,8 @@ public final class TopologySnapshot {
             }
             ix.index(state, true);
         }
-        return new TopologySnapshot(newGeneration, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), problems);
+        return new TopologySnapshot(
+                newGeneration, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), problems);
     }
 
     /** The cross-namespace indexes of the next snapshot while it is being made. */
@@ -155,7 +162,8 @@ public final class TopologySnapshot {
         return true;
     }
 
-    private static NetnsState decode(NamespaceDump d, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid, List<String> problems) {
+    private static NetnsState decode(
+            NamespaceDump d, boolean isHost, NetnsId host, Map<Integer, NetnsId> byHostNsid, List<String> problems) {
         NamespaceBuilder b = new NamespaceBuilder(d.id(), d.names(), isHost, d.hostNsid());
         NamespaceBuilder.PeerResolver peers = e -> resolvePeer(e, isHost, host, byHostNsid);
         int i = 0;
@@ -246,7 +254,9 @@ public final class TopologySnapshot {
 
     public Optional<LinkRef> masterOf(LinkRef ref) {
         Link l = link(ref);
-        return l == null || l.masterIfindex() == 0 ? Optional.empty() : Optional.of(new LinkRef(ref.netns(), l.masterIfindex()));
+        return l == null || l.masterIfindex() == 0
+                ? Optional.empty()
+                : Optional.of(new LinkRef(ref.netns(), l.masterIfindex()));
     }
 
     /** Links whose IFLA_LINK names this one, in any namespace (macvlans, vlans, veth peers, vxlans...). */

@@ -102,9 +102,12 @@ public final class TopologyWatcher implements AutoCloseable {
         try {
             inotify = FileSystems.getDefault().newWatchService();
             Files.createDirectories(discovery.runNetns());
-            discovery.runNetns().register(inotify, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
+            discovery
+                    .runNetns()
+                    .register(inotify, StandardWatchEventKinds.ENTRY_CREATE, StandardWatchEventKinds.ENTRY_DELETE);
         } catch (IOException e) {
-            log.warn("cannot watch {} ({}); new namespaces are found by the once-a-second rescan only", discovery.runNetns(), e.getMessage());
+            log.warn("cannot watch {} ({}); new namespaces are found by the once-a-second rescan only",
+                    discovery.runNetns(), e.getMessage());
         }
         scanThread = new Thread(this::scanLoop, "cmdemux-netns-scan");
         scanThread.setDaemon(true);
@@ -135,7 +138,8 @@ public final class TopologyWatcher implements AutoCloseable {
         }
     }
 
-    public record Stats(long notifications, long resyncs, long decodeErrors, long unreadableProcEntries, long lastLatencyNanos) {}
+    public record Stats(
+            long notifications, long resyncs, long decodeErrors, long unreadableProcEntries, long lastLatencyNanos) {}
 
     public Stats stats() {
         return new Stats(notifications.get(), resyncs.get(), decodeErrors.get(), unreadable.get(), lastLatencyNanos);

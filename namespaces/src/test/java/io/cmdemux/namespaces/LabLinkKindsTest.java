@@ -19,13 +19,17 @@ class LabLinkKindsTest {
 
     private static TopologySnapshot load(String fixture) throws Exception {
         Path dir = LAB.resolve(fixture);
-        assertThat(Files.isDirectory(dir)).as("kernel-lab fixture %s (recorded by scripts/lab/record)", dir.toAbsolutePath()).isTrue();
+        assertThat(Files.isDirectory(dir))
+                .as("kernel-lab fixture %s (recorded by scripts/lab/record)", dir.toAbsolutePath())
+                .isTrue();
         SnapshotFile.Contents c = SnapshotFile.read(dir);
         return TopologySnapshot.build(1, c.host(), c.dumps());
     }
 
     private static Link link(TopologySnapshot s, String netns, String name) {
-        NetnsState ns = netns.equals("init") ? s.hostState() : s.findNamespace(netns).orElseThrow(() -> new AssertionError("no namespace " + netns));
+        NetnsState ns = netns.equals("init")
+                ? s.hostState()
+                : s.findNamespace(netns).orElseThrow(() -> new AssertionError("no namespace " + netns));
         Link l = ns.linkByName(name);
         assertThat(l).as("%s in %s", name, netns).isNotNull();
         return l;

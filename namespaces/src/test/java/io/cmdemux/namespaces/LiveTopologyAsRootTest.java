@@ -84,7 +84,8 @@ class LiveTopologyAsRootTest {
     }
 
     private static NetnsState state(String name) {
-        return snap.findNamespace(name).orElseThrow(() -> new AssertionError("namespace " + name + " missing from the snapshot"));
+        return snap.findNamespace(name)
+                .orElseThrow(() -> new AssertionError("namespace " + name + " missing from the snapshot"));
     }
 
     @Test
@@ -105,7 +106,9 @@ class LiveTopologyAsRootTest {
                 ours.add(l.name());
             }
         }
-        assertThat(ours).contains(up, ns.name("br"), ns.name("vx"), ns.name("mh"), ns.name("ren1"), ns.name("b1"), ns.name("b2"), ns.name("upp"));
+        assertThat(ours)
+                .contains(up, ns.name("br"), ns.name("vx"), ns.name("mh"), ns.name("ren1"), ns.name("b1"),
+                        ns.name("b2"), ns.name("upp"));
         compareLinks(host, ipLinks(null), ours);
     }
 
@@ -124,7 +127,9 @@ class LiveTopologyAsRootTest {
         for (LinkRef r : snap.uppersOf(new LinkRef(snap.host(), uplink.ifindex()))) {
             uppers.add(snap.namespace(r.netns()).displayName() + "/" + snap.link(r).name());
         }
-        assertThat(uppers).containsExactlyInAnyOrder(pods.get(0) + "/net1", pods.get(1) + "/net1", pods.get(2) + "/net1", "host/" + ns.name("mh"));
+        assertThat(uppers)
+                .containsExactlyInAnyOrder(
+                        pods.get(0) + "/net1", pods.get(1) + "/net1", pods.get(2) + "/net1", "host/" + ns.name("mh"));
     }
 
     @Test
@@ -132,11 +137,14 @@ class LiveTopologyAsRootTest {
         NetnsState host = snap.hostState();
         Link br = host.linkByName(ns.name("br"));
         assertThat(br.kind()).isEqualTo("bridge");
-        List<String> ports = snap.slavesOf(new LinkRef(host.id(), br.ifindex())).stream().map(r -> snap.link(r).name()).toList();
+        List<String> ports = snap.slavesOf(new LinkRef(host.id(), br.ifindex())).stream()
+                .map(r -> snap.link(r).name())
+                .toList();
         assertThat(ports).containsExactlyInAnyOrder(ns.name("b1"), ns.name("b2"));
         NetnsState pod3 = state(pods.get(2));
         Link peer = pod3.linkByName(ns.name("b1p"));
-        assertThat(snap.parentOf(new LinkRef(pod3.id(), peer.ifindex()))).contains(new LinkRef(host.id(), host.linkByName(ns.name("b1")).ifindex()));
+        assertThat(snap.parentOf(new LinkRef(pod3.id(), peer.ifindex())))
+                .contains(new LinkRef(host.id(), host.linkByName(ns.name("b1")).ifindex()));
         // a veth peer is not an upper: veths get no GIDs from their peers
         assertThat(snap.uppersOf(new LinkRef(host.id(), host.linkByName(ns.name("b1")).ifindex())))
                 .containsExactly(new LinkRef(host.id(), br.ifindex()));
@@ -166,7 +174,9 @@ class LiveTopologyAsRootTest {
     }
 
     private static JsonNode ipLinks(String netns) throws Exception {
-        String out = netns == null ? sh("ip", "-d", "-j", "link", "show") : sh("ip", "-n", netns, "-d", "-j", "link", "show");
+        String out = netns == null
+                ? sh("ip", "-d", "-j", "link", "show")
+                : sh("ip", "-n", netns, "-d", "-j", "link", "show");
         return JSON.readTree(out);
     }
 
@@ -177,7 +187,9 @@ class LiveTopologyAsRootTest {
             byIndex.put(l.get("ifindex").asInt(), l);
         }
         if (only.isEmpty()) {
-            assertThat(s.links().keySet()).as("ifindexes in %s", s.displayName()).isEqualTo(new TreeSet<>(byIndex.keySet()));
+            assertThat(s.links().keySet())
+                    .as("ifindexes in %s", s.displayName())
+                    .isEqualTo(new TreeSet<>(byIndex.keySet()));
         }
         for (Link ours : s.links().values()) {
             if (!only.isEmpty() && !only.contains(ours.name())) {
@@ -197,10 +209,17 @@ class LiveTopologyAsRootTest {
             if (kind != null) {
                 assertThat(ours.kind()).as(what + " kind").isEqualTo(kind);
             } else {
-                assertThat(ours.kind()).as(what + " kind").isEqualTo(l.path("link_type").asText().equals("loopback") ? "loopback" : "device");
+                assertThat(ours.kind())
+                        .as(what + " kind")
+                        .isEqualTo(l.path("link_type").asText().equals("loopback") ? "loopback" : "device");
             }
             if (ours.info() instanceof LinkInfo.Macvlan m) {
-                assertThat(m.modeName()).as(what + " macvlan mode").isEqualTo(l.path("linkinfo").path("info_data").path("mode").asText());
+                assertThat(m.modeName())
+                        .as(what + " macvlan mode")
+                        .isEqualTo(l.path("linkinfo")
+                                .path("info_data")
+                                .path("mode")
+                                .asText());
             }
             if (l.has("master")) {
                 Link master = s.link(ours.masterIfindex());

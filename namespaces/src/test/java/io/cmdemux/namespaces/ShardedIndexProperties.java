@@ -26,8 +26,11 @@ class ShardedIndexProperties {
     @Provide
     Arbitrary<List<List<Op>>> generations() {
         // Few keys and values, so that removals hit, lists grow past one and shards are shared.
-        Arbitrary<Op> op = Combinators.combine(Arbitraries.of(true, true, false), Arbitraries.integers().between(-600, 600),
-                Arbitraries.integers().between(0, 3)).as(Op::new);
+        Arbitrary<Op> op = Combinators.combine(
+                        Arbitraries.of(true, true, false),
+                        Arbitraries.integers().between(-600, 600),
+                        Arbitraries.integers().between(0, 3))
+                .as(Op::new);
         return op.list().ofMaxSize(40).list().ofMaxSize(8);
     }
 
@@ -63,7 +66,9 @@ class ShardedIndexProperties {
         }
         for (int v = 0; v < versions.size(); v++) {
             for (int key = -600; key <= 600; key++) {
-                assertThat(versions.get(v).get(key)).as("version %d, key %d", v, key).isEqualTo(models.get(v).getOrDefault(key, List.of()));
+                assertThat(versions.get(v).get(key))
+                        .as("version %d, key %d", v, key)
+                        .isEqualTo(models.get(v).getOrDefault(key, List.of()));
             }
         }
     }

@@ -40,7 +40,9 @@ class SnapshotFileRefusalTest {
             z.closeEntry();
         }
         for (int i = 0; i < 20; i++) {
-            assertThatThrownBy(() -> SnapshotFile.read(zip)).isInstanceOf(IOException.class).hasMessageContaining("not a snapshot");
+            assertThatThrownBy(() -> SnapshotFile.read(zip))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("not a snapshot");
         }
         // Each refused read used to keep its zip file system, and so the file, open until the JVM exited.
         assertThat(descriptorsOpenOn(zip)).isEmpty();

@@ -43,7 +43,8 @@ class SnapshotZipJazzerTest {
     void anyZipReadsAsASnapshotOrIsRefused(byte[] zip) throws Exception {
         Files.write(file, zip);
         SnapshotFile.Contents[] read = new SnapshotFile.Contents[1];
-        Exception e = DecoderContract.check(zip.length, BUDGET, () -> read[0] = readAndUnmount(file), IOException.class, MalformedException.class);
+        Exception e = DecoderContract.check(
+                zip.length, BUDGET, () -> read[0] = readAndUnmount(file), IOException.class, MalformedException.class);
         if (e == null) {
             assertThat(read[0].dumps()).anyMatch(d -> d.id().equals(read[0].host()));
         }

@@ -44,7 +44,8 @@ class TopologyWatcherAsRootTest {
         while (!condition.test(s)) {
             long left = deadline - System.currentTimeMillis();
             if (left <= 0) {
-                throw new AssertionError("within 5 s the watcher never showed: " + what + " (generation " + s.generation() + ")");
+                throw new AssertionError(
+                        "within 5 s the watcher never showed: " + what + " (generation " + s.generation() + ")");
             }
             TopologySnapshot next = watcher.awaitNewer(s.generation(), left);
             s = next == null ? watcher.current() : next;
@@ -102,10 +103,14 @@ class TopologyWatcherAsRootTest {
         await(pod + " appears", t -> netns(t, pod).isPresent());
         sh("ip", "-n", pod, "addr", "add", "2001:db8:5::7/64", "dev", "lo");
         var addr = InetAddresses.parse("2001:db8:5::7");
-        TopologySnapshot s = await("2001:db8:5::7 in " + pod, t -> netns(t, pod).get().addresses().stream().anyMatch(x -> x.address().equals(addr)));
+        TopologySnapshot s = await("2001:db8:5::7 in " + pod,
+                t -> netns(t, pod).get().addresses().stream()
+                        .anyMatch(x -> x.address().equals(addr)));
         assertThat(s.byIp(addr)).extracting(r -> r.link().netns()).containsExactly(netns(s, pod).get().id());
         sh("ip", "-n", pod, "addr", "del", "2001:db8:5::7/64", "dev", "lo");
-        s = await("2001:db8:5::7 removed", t -> netns(t, pod).get().addresses().stream().noneMatch(x -> x.address().equals(addr)));
+        s = await("2001:db8:5::7 removed",
+                t -> netns(t, pod).get().addresses().stream()
+                        .noneMatch(x -> x.address().equals(addr)));
         assertThat(s.byIp(addr)).isEmpty();
     }
 

@@ -10,7 +10,15 @@ import java.util.Objects;
  * @param address IFA_LOCAL when present, else IFA_ADDRESS: the address that belongs to this host
  * @param peer IFA_ADDRESS when it differs from IFA_LOCAL (point-to-point), else null
  */
-public record Address(int family, int ifindex, InetAddress address, int prefixLen, int scope, int flags, String label, InetAddress peer) {
+public record Address(
+        int family,
+        int ifindex,
+        InetAddress address,
+        int prefixLen,
+        int scope,
+        int flags,
+        String label,
+        InetAddress peer) {
     // <linux/if_addr.h>
     public static final int IFA_F_SECONDARY = 0x01;
     public static final int IFA_F_NODAD = 0x02;

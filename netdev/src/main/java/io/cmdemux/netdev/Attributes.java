@@ -27,7 +27,9 @@ public final class Attributes {
      * would cost 64 KiB per attribute set of a few bytes.
      */
     static final int TABLE_TYPES = 256;
-    private static final Attributes EMPTY = new Attributes(ByteBuffer.allocate(0), new int[0], new int[0], new int[0], new int[0], new int[0]);
+
+    private static final Attributes EMPTY =
+            new Attributes(ByteBuffer.allocate(0), new int[0], new int[0], new int[0], new int[0], new int[0]);
 
     private final ByteBuffer buf;
     /** Per type: index+1 into the occurrence arrays of its last occurrence, or 0. */
@@ -37,7 +39,8 @@ public final class Attributes {
     private final int[] lengths;
     private final int[] headerOffsets;
 
-    private Attributes(ByteBuffer buf, int[] lastByType, int[] types, int[] starts, int[] lengths, int[] headerOffsets) {
+    private Attributes(
+            ByteBuffer buf, int[] lastByType, int[] types, int[] starts, int[] lengths, int[] headerOffsets) {
         this.buf = buf;
         this.lastByType = lastByType;
         this.types = types;
@@ -54,7 +57,8 @@ public final class Attributes {
     public static Attributes parse(ByteBuffer buffer, int from, int to) throws MalformedException {
         ByteBuffer b = buffer.duplicate().order(ByteOrder.nativeOrder());
         if (from < 0 || to > b.limit() || from > to) {
-            throw new MalformedException(from, "attribute range [" + from + "," + to + ") outside " + b.limit() + " bytes");
+            throw new MalformedException(
+                    from, "attribute range [" + from + "," + to + ") outside " + b.limit() + " bytes");
         }
         int count = 0;
         int maxType = -1;
@@ -67,10 +71,12 @@ public final class Attributes {
             int len = Short.toUnsignedInt(b.getShort(pos));
             int type = Short.toUnsignedInt(b.getShort(pos + 2)) & NLA_TYPE_MASK;
             if (len < NLA_HDRLEN) {
-                throw new MalformedException(pos, "attribute type " + type + " has length " + len + ", below its header");
+                throw new MalformedException(
+                        pos, "attribute type " + type + " has length " + len + ", below its header");
             }
             if (len > to - pos) {
-                throw new MalformedException(pos, "attribute type " + type + " has length " + len + " but only " + (to - pos) + " bytes remain");
+                throw new MalformedException(pos,
+                        "attribute type " + type + " has length " + len + " but only " + (to - pos) + " bytes remain");
             }
             if (count == t.length) {
                 t = Arrays.copyOf(t, count * 2);
@@ -93,7 +99,8 @@ public final class Attributes {
                 last[t[i]] = i + 1;
             }
         }
-        return new Attributes(b, last, Arrays.copyOf(t, count), Arrays.copyOf(s, count), Arrays.copyOf(l, count), Arrays.copyOf(h, count));
+        return new Attributes(b, last, Arrays.copyOf(t, count), Arrays.copyOf(s, count), Arrays.copyOf(l, count),
+                Arrays.copyOf(h, count));
     }
 
     public int size() {
@@ -137,7 +144,8 @@ public final class Attributes {
     private int fixed(int type, int size) throws MalformedException {
         int i = index(type);
         if (lengths[i] < size) {
-            throw new MalformedException(headerOffsets[i], "attribute type " + type + " has " + lengths[i] + " bytes of payload, needs " + size);
+            throw new MalformedException(headerOffsets[i],
+                    "attribute type " + type + " has " + lengths[i] + " bytes of payload, needs " + size);
         }
         return starts[i];
     }
@@ -200,10 +208,13 @@ public final class Attributes {
     public InetAddress address(int type) throws MalformedException {
         int i = index(type);
         if (lengths[i] != 4 && lengths[i] != 16) {
-            throw new MalformedException(headerOffsets[i], "attribute type " + type + " has " + lengths[i] + " bytes, not an IPv4 or IPv6 address");
+            throw new MalformedException(headerOffsets[i],
+                    "attribute type " + type + " has " + lengths[i] + " bytes, not an IPv4 or IPv6 address");
         }
         try {
-            return lengths[i] == 16 ? Inet6Address.getByAddress(null, bytes(type), -1) : InetAddress.getByAddress(bytes(type));
+            return lengths[i] == 16
+                    ? Inet6Address.getByAddress(null, bytes(type), -1)
+                    : InetAddress.getByAddress(bytes(type));
         } catch (UnknownHostException e) {
             throw new AssertionError("4 or 16 bytes are always an address", e);
         }

@@ -77,8 +77,4 @@ public record Link(
             default -> "UNKNOWN";
         };
     }
-
-    public Link withName(String newName) {
-        return new Link(ifindex, newName, altNames, kind, info, slaveInfo, parentIfindex, parentNsid, masterIfindex, mac, mtu, flags, operstate, arphrdType);
-    }
 }

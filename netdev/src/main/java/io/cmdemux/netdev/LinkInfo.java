@@ -78,7 +78,8 @@ public sealed interface LinkInfo {
     }
 
     /** A bond port, from IFLA_INFO_SLAVE_DATA. */
-    record BondSlave(int state, int miiStatus, int linkFailureCount, HwAddr permHwaddr, int queueId) implements LinkInfo {
+    record BondSlave(int state, int miiStatus, int linkFailureCount, HwAddr permHwaddr, int queueId)
+            implements LinkInfo {
         // BOND_STATE_ACTIVE / BOND_STATE_BACKUP
         public static final int STATE_ACTIVE = 0;
         public static final int STATE_BACKUP = 1;

@@ -3,8 +3,6 @@ package io.cmdemux.netdev;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import jnr.ffi.Pointer;
-import jnr.ffi.byref.IntByReference;
 
 /**
  * A netlink socket. It belongs to the network namespace of the thread that opened it, for its whole
@@ -20,21 +18,14 @@ public final class NetlinkSocket implements AutoCloseable {
     private static final int NETLINK_EXT_ACK = 11;
     private static final int NETLINK_GET_STRICT_CHK = 12;
 
-    private static final int SOCKADDR_NL_SIZE = 12;
-    private static final int MSGHDR_SIZE = 56;
-    private static final int IOVEC_SIZE = 16;
     private static final int CMSG_SPACE = 64;
-    private static final int CMSG_HDR = 16;
 
     private final int fd;
     private final int protocol;
     private final int portId;
-    private final Pointer recvBuf;
     private final int recvCapacity;
-    private final Pointer msghdr;
-    private final Pointer sendBuf;
-    private final int sendCapacity;
-    private final Pointer kernelAddr;
+    private final Native.ReceiveVector received;
+    private final Native.SendBuffer sendBuffer;
     private volatile boolean closed;
     private boolean timeoutSet;
 
@@ -43,12 +34,8 @@ public final class NetlinkSocket implements AutoCloseable {
         this.protocol = protocol;
         this.portId = portId;
         this.recvCapacity = recvCapacity;
-        this.recvBuf = Native.allocateUncleared(recvCapacity);
-        this.sendCapacity = 8 * 1024;
-        this.sendBuf = Native.allocateUncleared(sendCapacity);
-        this.kernelAddr = Native.allocate(SOCKADDR_NL_SIZE);
-        kernelAddr.putShort(0, (short) Native.AF_NETLINK);
-        this.msghdr = Native.allocate(MSGHDR_SIZE + IOVEC_SIZE + SOCKADDR_NL_SIZE + 4 + CMSG_SPACE);
+        this.received = new Native.ReceiveVector(1, recvCapacity, Native.SOCKADDR_NL_SIZE, CMSG_SPACE);
+        this.sendBuffer = Native.SendBuffer.toNetlinkKernel(8 * 1024);
     }
 
     /**
@@ -57,16 +44,9 @@ public final class NetlinkSocket implements AutoCloseable {
      * @param groups the legacy 32-bit group mask to bind; further groups via {@link #addMembership}
      */
     public static NetlinkSocket open(int protocol, int groups) throws NativeException {
-        int fd = Native.check(Native.LIBC.socket(Native.AF_NETLINK, Native.SOCK_RAW | Native.SOCK_CLOEXEC, protocol),
-                "socket(AF_NETLINK, " + protocol + ")");
+        int fd = Native.socket(Native.AF_NETLINK, Native.SOCK_RAW, protocol, "socket(AF_NETLINK, " + protocol + ")");
         try {
-            Pointer addr = Native.allocate(SOCKADDR_NL_SIZE);
-            addr.putShort(0, (short) Native.AF_NETLINK);
-            addr.putInt(8, groups);
-            Native.check(Native.LIBC.bind(fd, addr, SOCKADDR_NL_SIZE), "bind(AF_NETLINK)");
-            IntByReference len = new IntByReference(SOCKADDR_NL_SIZE);
-            Native.check(Native.LIBC.getsockname(fd, addr, len), "getsockname(AF_NETLINK)");
-            int portId = addr.getInt(4);
+            int portId = Native.bindNetlink(fd, groups);
             // The kernel sizes dump skbs at 32 KiB at most (netlink_dump); MSG_TRUNC still catches anything larger.
             NetlinkSocket s = new NetlinkSocket(fd, protocol, portId, 64 * 1024);
             // Extended acks make the kernel's error strings reach our exceptions; best effort on old kernels.
@@ -126,21 +106,12 @@ public final class NetlinkSocket implements AutoCloseable {
     public void send(ByteBuffer message) throws IOException {
         ensureOpen();
         int len = message.remaining();
-        if (len > sendCapacity) {
-            throw new IOException("netlink request of " + len + " bytes exceeds " + sendCapacity);
+        if (len > sendBuffer.capacity()) {
+            throw new IOException("netlink request of " + len + " bytes exceeds " + sendBuffer.capacity());
         }
         byte[] bytes = new byte[len];
         message.duplicate().get(bytes);
-        sendBuf.put(0, bytes, 0, len);
-        while (true) {
-            long rc = Native.LIBC.sendto(fd, sendBuf, len, 0, kernelAddr, SOCKADDR_NL_SIZE);
-            if (rc >= 0) {
-                return;
-            }
-            if (Native.errno() != Native.EINTR) {
-                throw Native.error("sendto(AF_NETLINK)");
-            }
-        }
+        sendBuffer.send(fd, bytes, len, "sendto(AF_NETLINK)");
     }
 
     /**
@@ -160,56 +131,22 @@ public final class NetlinkSocket implements AutoCloseable {
 
     private Datagram receive(int flags) throws IOException {
         ensureOpen();
-        Pointer iov = msghdr.slice(MSGHDR_SIZE);
-        Pointer name = msghdr.slice(MSGHDR_SIZE + IOVEC_SIZE);
-        Pointer control = msghdr.slice(MSGHDR_SIZE + IOVEC_SIZE + SOCKADDR_NL_SIZE + 4);
-        iov.putAddress(0, recvBuf.address());
-        iov.putLong(8, recvCapacity);
-        while (true) {
-            msghdr.putAddress(0, name.address());
-            msghdr.putInt(8, SOCKADDR_NL_SIZE);
-            msghdr.putAddress(16, iov.address());
-            msghdr.putLong(24, 1);
-            msghdr.putAddress(32, control.address());
-            msghdr.putLong(40, CMSG_SPACE);
-            msghdr.putInt(48, 0);
-            long n = Native.LIBC.recvmsg(fd, msghdr, flags | Native.MSG_TRUNC);
-            if (n < 0) {
-                int errno = Native.errno();
-                if (errno == Native.EINTR) {
-                    continue;
-                }
-                if (errno == Native.EAGAIN && ((flags & Native.MSG_DONTWAIT) != 0 || timeoutSet)) {
-                    return null;
-                }
-                throw Native.error("recvmsg(AF_NETLINK)");
+        int n = Native.receiveMessage(fd, received, flags | Native.MSG_TRUNC, "recvmsg(AF_NETLINK)");
+        if (n == Native.NOTHING_QUEUED) {
+            if ((flags & Native.MSG_DONTWAIT) != 0 || timeoutSet) {
+                return null;
             }
-            if (n > recvCapacity) {
-                throw new IOException("netlink datagram of " + n + " bytes truncated to " + recvCapacity);
-            }
-            int senderPort = name.getInt(4);
-            int nsid = nsidFromControl(control, msghdr.getLong(40));
-            byte[] copy = new byte[(int) n];
-            recvBuf.get(0, copy, 0, copy.length);
-            return new Datagram(ByteBuffer.wrap(copy).order(ByteOrder.nativeOrder()), senderPort, nsid);
+            throw Native.error("recvmsg(AF_NETLINK)", Native.EAGAIN);
         }
-    }
-
-    private static int nsidFromControl(Pointer control, long controlLen) {
-        long off = 0;
-        while (off + CMSG_HDR <= controlLen) {
-            long len = control.getLong(off);
-            int level = control.getInt(off + 8);
-            int type = control.getInt(off + 12);
-            if (len < CMSG_HDR) {
-                break;
-            }
-            if (level == Native.SOL_NETLINK && type == NETLINK_LISTEN_ALL_NSID && len >= CMSG_HDR + 4) {
-                return control.getInt(off + CMSG_HDR);
-            }
-            off += (len + 7) & ~7L;
+        if (n > recvCapacity) {
+            throw new IOException("netlink datagram of " + n + " bytes truncated to " + recvCapacity);
         }
-        return Datagram.NO_NSID;
+        int senderPort = received.nameInt(0, Native.NL_PID);
+        int at = received.findControl(0, Native.SOL_NETLINK, NETLINK_LISTEN_ALL_NSID, 4);
+        int nsid = at < 0 ? Datagram.NO_NSID : received.controlInt(0, at);
+        byte[] copy = new byte[n];
+        received.copy(0, 0, copy, 0, n);
+        return new Datagram(ByteBuffer.wrap(copy).order(ByteOrder.nativeOrder()), senderPort, nsid);
     }
 
     private void ensureOpen() throws IOException {

@@ -59,10 +59,12 @@ public final class NlMessage {
         while (end - pos >= HEADER_SIZE) {
             int len = buf.getInt(pos);
             if (len < HEADER_SIZE) {
-                throw new MalformedException(pos - base, "nlmsg_len " + Integer.toUnsignedString(len) + " below header size");
+                throw new MalformedException(
+                        pos - base, "nlmsg_len " + Integer.toUnsignedString(len) + " below header size");
             }
             if (len > end - pos) {
-                throw new MalformedException(pos - base, "nlmsg_len " + len + " exceeds the " + (end - pos) + " bytes left");
+                throw new MalformedException(
+                        pos - base, "nlmsg_len " + len + " exceeds the " + (end - pos) + " bytes left");
             }
             ByteBuffer one = buf.slice(pos, len).asReadOnlyBuffer().order(ByteOrder.nativeOrder());
             out.add(new NlMessage(one, pos - base));
@@ -72,7 +74,8 @@ public final class NlMessage {
         // sends whole, aligned messages, and iproute2 rejects such a tail ("Remnant of size").
         // Dropping it silently would turn a truncated dump or capture into a shorter valid one.
         if (pos < end) {
-            throw new MalformedException(pos - base, (end - pos) + " bytes after the last message are shorter than a header");
+            throw new MalformedException(
+                    pos - base, (end - pos) + " bytes after the last message are shorter than a header");
         }
         return out;
     }
@@ -141,7 +144,8 @@ public final class NlMessage {
         }
         int origLen = raw.getInt(HEADER_SIZE + 4);
         // With NLM_F_CAPPED only the original header is echoed back.
-        int tlvStart = HEADER_SIZE + 4 + ((flags & NLM_F_CAPPED) != 0 ? HEADER_SIZE : align(Math.max(origLen, HEADER_SIZE)));
+        int tlvStart =
+                HEADER_SIZE + 4 + ((flags & NLM_F_CAPPED) != 0 ? HEADER_SIZE : align(Math.max(origLen, HEADER_SIZE)));
         if (tlvStart >= raw.limit()) {
             return null;
         }
@@ -155,6 +159,7 @@ public final class NlMessage {
 
     @Override
     public String toString() {
-        return "nlmsg{type=" + type + ", flags=0x" + Integer.toHexString(flags) + ", seq=" + seq + ", len=" + raw.limit() + "}";
+        return "nlmsg{type=" + type + ", flags=0x" + Integer.toHexString(flags) + ", seq=" + seq + ", len="
+                + raw.limit() + "}";
     }
 }

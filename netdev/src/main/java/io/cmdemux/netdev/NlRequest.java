@@ -17,7 +17,8 @@ public final class NlRequest {
 
     private void ensure(int n) {
         if (buf.remaining() < n) {
-            ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n)).order(ByteOrder.nativeOrder());
+            ByteBuffer bigger = ByteBuffer.allocate(Math.max(buf.capacity() * 2, buf.position() + n))
+                    .order(ByteOrder.nativeOrder());
             buf.flip();
             bigger.put(buf);
             buf = bigger;

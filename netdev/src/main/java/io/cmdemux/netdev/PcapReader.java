@@ -36,7 +36,8 @@ public final class PcapReader implements AutoCloseable {
     private final List<Integer> ngTsresol = new ArrayList<>();
 
     /** One record. {@code index} counts from 1, like tshark's frame numbers. */
-    public record Record(long index, long fileOffset, int linktype, long timestampNanos, int originalLength, byte[] data) {}
+    public record Record(
+            long index, long fileOffset, int linktype, long timestampNanos, int originalLength, byte[] data) {}
 
     public PcapReader(InputStream input) throws IOException, MalformedException {
         this.in = new BufferedInputStream(input, 1 << 16);
@@ -84,7 +85,8 @@ public final class PcapReader implements AutoCloseable {
         int orig = h.getInt(12);
         if (incl < 0 || incl > MAX_RECORD) {
             throw new MalformedException((int) Math.min(start + 8, Integer.MAX_VALUE),
-                    "record " + (index + 1) + " claims " + Integer.toUnsignedString(incl) + " captured bytes (limit " + MAX_RECORD + ")");
+                    "record " + (index + 1) + " claims " + Integer.toUnsignedString(incl) + " captured bytes (limit "
+                            + MAX_RECORD + ")");
         }
         byte[] data = readExactly(incl, "record " + (index + 1));
         index++;
@@ -142,13 +144,15 @@ public final class PcapReader implements AutoCloseable {
                     }
                     int iface = b.getInt(0);
                     if (iface < 0 || iface >= ngLinktypes.size()) {
-                        throw new MalformedException((int) start, "packet names interface " + iface + " of " + ngLinktypes.size());
+                        throw new MalformedException(
+                                (int) start, "packet names interface " + iface + " of " + ngLinktypes.size());
                     }
                     long ts = (Integer.toUnsignedLong(b.getInt(4)) << 32) | Integer.toUnsignedLong(b.getInt(8));
                     int cap = b.getInt(12);
                     int orig = b.getInt(16);
                     if (cap < 0 || cap > body.length - 20) {
-                        throw new MalformedException((int) start, "captured length " + Integer.toUnsignedString(cap) + " exceeds its block");
+                        throw new MalformedException(
+                                (int) start, "captured length " + Integer.toUnsignedString(cap) + " exceeds its block");
                     }
                     byte[] data = new byte[cap];
                     b.get(20, data);
@@ -210,7 +214,9 @@ public final class PcapReader implements AutoCloseable {
         if (n >= 64) {
             return 0;
         }
-        BigInteger nanos = new BigInteger(Long.toUnsignedString(ts)).multiply(BigInteger.valueOf(1_000_000_000L)).shiftRight(n);
+        BigInteger nanos = new BigInteger(Long.toUnsignedString(ts))
+                .multiply(BigInteger.valueOf(1_000_000_000L))
+                .shiftRight(n);
         return nanos.longValue();
     }
 
@@ -221,7 +227,8 @@ public final class PcapReader implements AutoCloseable {
 
     private void checkBlockLength(int total, long start, int min) throws MalformedException {
         if (total < min || total % 4 != 0 || total > MAX_RECORD + 64) {
-            throw new MalformedException((int) Math.min(start, Integer.MAX_VALUE), "pcapng block length " + Integer.toUnsignedString(total) + " is invalid");
+            throw new MalformedException((int) Math.min(start, Integer.MAX_VALUE),
+                    "pcapng block length " + Integer.toUnsignedString(total) + " is invalid");
         }
     }
 
@@ -243,7 +250,8 @@ public final class PcapReader implements AutoCloseable {
         int got = in.readNBytes(b, 0, n);
         offset += got;
         if (got < n) {
-            throw new MalformedException((int) Math.min(offset, Integer.MAX_VALUE), "file ends inside the " + what + " (" + got + " of " + n + " bytes)");
+            throw new MalformedException((int) Math.min(offset, Integer.MAX_VALUE),
+                    "file ends inside the " + what + " (" + got + " of " + n + " bytes)");
         }
         return b;
     }
@@ -252,7 +260,8 @@ public final class PcapReader implements AutoCloseable {
         try {
             in.skipNBytes(n);
         } catch (EOFException e) {
-            throw new MalformedException((int) Math.min(offset, Integer.MAX_VALUE), "file ends inside a pcapng section header");
+            throw new MalformedException(
+                    (int) Math.min(offset, Integer.MAX_VALUE), "file ends inside a pcapng section header");
         }
         offset += n;
     }

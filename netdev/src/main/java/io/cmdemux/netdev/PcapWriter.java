@@ -21,7 +21,13 @@ public final class PcapWriter implements AutoCloseable {
     public PcapWriter(OutputStream out, int linktype) throws IOException {
         this.out = new BufferedOutputStream(out, 1 << 16);
         ByteBuffer h = ByteBuffer.allocate(24).order(ByteOrder.LITTLE_ENDIAN);
-        h.putInt(MAGIC_MICROS).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(SNAPLEN).putInt(linktype);
+        h.putInt(MAGIC_MICROS)
+                .putShort((short) 2)
+                .putShort((short) 4)
+                .putInt(0)
+                .putInt(0)
+                .putInt(SNAPLEN)
+                .putInt(linktype);
         this.out.write(h.array());
     }
 
@@ -34,7 +40,11 @@ public final class PcapWriter implements AutoCloseable {
             throw new IOException("packet of " + length + " bytes exceeds the snap length " + SNAPLEN);
         }
         recordHeader.clear();
-        recordHeader.putInt((int) (timestampMicros / 1_000_000)).putInt((int) (timestampMicros % 1_000_000)).putInt(length).putInt(length);
+        recordHeader
+                .putInt((int) (timestampMicros / 1_000_000))
+                .putInt((int) (timestampMicros % 1_000_000))
+                .putInt(length)
+                .putInt(length);
         out.write(recordHeader.array());
         out.write(packet, offset, length);
     }
@@ -47,7 +57,11 @@ public final class PcapWriter implements AutoCloseable {
     public void writeNetlink(long timestampMicros, int netlinkProtocol, byte[] message) throws IOException {
         byte[] rec = new byte[NETLINK_PSEUDO_HEADER + message.length];
         ByteBuffer b = ByteBuffer.wrap(rec).order(ByteOrder.BIG_ENDIAN);
-        b.putShort((short) 4).putShort((short) ARPHRD_NETLINK).putShort((short) 0).putLong(0).putShort((short) netlinkProtocol);
+        b.putShort((short) 4)
+                .putShort((short) ARPHRD_NETLINK)
+                .putShort((short) 0)
+                .putLong(0)
+                .putShort((short) netlinkProtocol);
         System.arraycopy(message, 0, rec, NETLINK_PSEUDO_HEADER, message.length);
         write(timestampMicros, rec);
     }

@@ -116,7 +116,8 @@ public final class Rtnl {
     }
 
     public static NlRequest getAddrDump(int seq) {
-        return new NlRequest(RTM_GETADDR, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq).header(new byte[IFADDRMSG_SIZE]);
+        return new NlRequest(RTM_GETADDR, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq)
+                .header(new byte[IFADDRMSG_SIZE]);
     }
 
     /** rtm_table 0 (RT_TABLE_UNSPEC) dumps every table, local included, as `ip route show table all`. */
@@ -127,18 +128,22 @@ public final class Rtnl {
     }
 
     public static NlRequest getNeighDump(int seq) {
-        return new NlRequest(RTM_GETNEIGH, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq).header(new byte[NDMSG_SIZE]);
+        return new NlRequest(RTM_GETNEIGH, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq)
+                .header(new byte[NDMSG_SIZE]);
     }
 
     /** Dumps the nsids of this namespace, or of the namespace with {@code targetNsid} here. */
     public static NlRequest getNsidDump(int seq, OptionalInt targetNsid) {
-        NlRequest r = new NlRequest(RTM_GETNSID, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq).header(new byte[RTGENMSG_SIZE]);
+        NlRequest r = new NlRequest(RTM_GETNSID, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq)
+                .header(new byte[RTGENMSG_SIZE]);
         targetNsid.ifPresent(t -> r.u32(NETNSA_TARGET_NSID, t));
         return r;
     }
 
     static NlRequest getNsid(int seq, NetnsHandle peer) {
-        return new NlRequest(RTM_GETNSID, NlMessage.NLM_F_REQUEST, seq).header(new byte[RTGENMSG_SIZE]).u32(NETNSA_FD, peer.fd());
+        return new NlRequest(RTM_GETNSID, NlMessage.NLM_F_REQUEST, seq)
+                .header(new byte[RTGENMSG_SIZE])
+                .u32(NETNSA_FD, peer.fd());
     }
 
     /** RTM_NEWNSID with NETNSA_NSID -1: let the kernel pick, as `ip netns set NAME auto` does. */
@@ -179,7 +184,8 @@ public final class Rtnl {
         List<String> alt = a.has(IFLA_PROP_LIST) ? a.nested(IFLA_PROP_LIST).allStrings(IFLA_ALT_IFNAME) : List.of();
         int mtu = a.has(IFLA_MTU) ? a.u32(IFLA_MTU) : 0;
         int parent = a.has(IFLA_LINK) ? a.s32(IFLA_LINK) : 0;
-        OptionalInt parentNsid = a.has(IFLA_LINK_NETNSID) ? OptionalInt.of(a.s32(IFLA_LINK_NETNSID)) : OptionalInt.empty();
+        OptionalInt parentNsid =
+                a.has(IFLA_LINK_NETNSID) ? OptionalInt.of(a.s32(IFLA_LINK_NETNSID)) : OptionalInt.empty();
         // The kernel leaves IFLA_LINK out when it equals the link's own ifindex (nla_put_iflink),
         // except with IFLA_LINK_NETNSID, where it forces it (rtnl_fill_link_netnsid): a parent in
         // another namespace may well have our ifindex there. Only a same-namespace self-reference
@@ -210,31 +216,33 @@ public final class Rtnl {
             kind = (flags & Link.IFF_LOOPBACK) != 0 || arphrd == Link.ARPHRD_LOOPBACK ? "loopback" : "device";
             info = new LinkInfo.Generic(kind);
         }
-        return new Link(ifindex, name, alt, kind, info, slave, parent, parentNsid, master, mac, mtu, flags, operstate, arphrd);
+        return new Link(
+                ifindex, name, alt, kind, info, slave, parent, parentNsid, master, mac, mtu, flags, operstate, arphrd);
     }
 
     private static LinkInfo decodeInfo(String kind, Attributes d) throws MalformedException {
         return switch (kind) {
             case "veth" -> new LinkInfo.Veth();
             case "bridge" -> new LinkInfo.Bridge();
-            case "macvlan", "macvtap" -> new LinkInfo.Macvlan(
-                    d.has(IFLA_MACVLAN_MODE) ? d.u32(IFLA_MACVLAN_MODE) : LinkInfo.Macvlan.MODE_VEPA,
-                    d.has(IFLA_MACVLAN_FLAGS) ? d.u16(IFLA_MACVLAN_FLAGS) : 0);
-            case "ipvlan", "ipvtap" -> new LinkInfo.Ipvlan(
-                    d.has(IFLA_IPVLAN_MODE) ? d.u16(IFLA_IPVLAN_MODE) : LinkInfo.Ipvlan.MODE_L3,
-                    d.has(IFLA_IPVLAN_FLAGS) ? d.u16(IFLA_IPVLAN_FLAGS) : 0);
-            case "bond" -> new LinkInfo.Bond(
-                    d.has(IFLA_BOND_MODE) ? d.u8(IFLA_BOND_MODE) : 0,
-                    d.has(IFLA_BOND_ACTIVE_SLAVE) ? d.u32(IFLA_BOND_ACTIVE_SLAVE) : 0);
-            case "vlan" -> new LinkInfo.Vlan(
-                    d.has(IFLA_VLAN_ID) ? d.u16(IFLA_VLAN_ID) : 0,
-                    d.has(IFLA_VLAN_PROTOCOL) ? d.be16(IFLA_VLAN_PROTOCOL) : 0x8100,
-                    d.has(IFLA_VLAN_FLAGS) ? d.u32(IFLA_VLAN_FLAGS) : 0);
-            case "ipoib" -> new LinkInfo.Ipoib(
-                    d.has(IFLA_IPOIB_PKEY) ? d.u16(IFLA_IPOIB_PKEY) : 0xffff,
-                    d.has(IFLA_IPOIB_MODE) ? d.u16(IFLA_IPOIB_MODE) : 0,
-                    d.has(IFLA_IPOIB_UMCAST) ? d.u16(IFLA_IPOIB_UMCAST) : 0);
-            case "vxlan" -> new LinkInfo.Vxlan(d.has(IFLA_VXLAN_ID) ? OptionalInt.of(d.u32(IFLA_VXLAN_ID)) : OptionalInt.empty());
+            case "macvlan", "macvtap" ->
+                new LinkInfo.Macvlan(d.has(IFLA_MACVLAN_MODE) ? d.u32(IFLA_MACVLAN_MODE) : LinkInfo.Macvlan.MODE_VEPA,
+                        d.has(IFLA_MACVLAN_FLAGS) ? d.u16(IFLA_MACVLAN_FLAGS) : 0);
+            case "ipvlan", "ipvtap" ->
+                new LinkInfo.Ipvlan(d.has(IFLA_IPVLAN_MODE) ? d.u16(IFLA_IPVLAN_MODE) : LinkInfo.Ipvlan.MODE_L3,
+                        d.has(IFLA_IPVLAN_FLAGS) ? d.u16(IFLA_IPVLAN_FLAGS) : 0);
+            case "bond" ->
+                new LinkInfo.Bond(d.has(IFLA_BOND_MODE) ? d.u8(IFLA_BOND_MODE) : 0,
+                        d.has(IFLA_BOND_ACTIVE_SLAVE) ? d.u32(IFLA_BOND_ACTIVE_SLAVE) : 0);
+            case "vlan" ->
+                new LinkInfo.Vlan(d.has(IFLA_VLAN_ID) ? d.u16(IFLA_VLAN_ID) : 0,
+                        d.has(IFLA_VLAN_PROTOCOL) ? d.be16(IFLA_VLAN_PROTOCOL) : 0x8100,
+                        d.has(IFLA_VLAN_FLAGS) ? d.u32(IFLA_VLAN_FLAGS) : 0);
+            case "ipoib" ->
+                new LinkInfo.Ipoib(d.has(IFLA_IPOIB_PKEY) ? d.u16(IFLA_IPOIB_PKEY) : 0xffff,
+                        d.has(IFLA_IPOIB_MODE) ? d.u16(IFLA_IPOIB_MODE) : 0,
+                        d.has(IFLA_IPOIB_UMCAST) ? d.u16(IFLA_IPOIB_UMCAST) : 0);
+            case "vxlan" ->
+                new LinkInfo.Vxlan(d.has(IFLA_VXLAN_ID) ? OptionalInt.of(d.u32(IFLA_VXLAN_ID)) : OptionalInt.empty());
             default -> new LinkInfo.Generic(kind);
         };
     }
@@ -331,7 +339,8 @@ public final class Rtnl {
      * ifindex; } followed by its attributes, repeated. Parsed in place, so that error offsets are
      * those of the message.
      */
-    private static List<Route.Nexthop> decodeMultipath(ByteBuffer b, int from, int to, int family) throws MalformedException {
+    private static List<Route.Nexthop> decodeMultipath(ByteBuffer b, int from, int to, int family)
+            throws MalformedException {
         List<Route.Nexthop> out = new ArrayList<>();
         int pos = from;
         while (to - pos >= 8) {
@@ -395,7 +404,8 @@ public final class Rtnl {
         if (!a.has(NETNSA_NSID)) {
             throw new MalformedException(NlMessage.HEADER_SIZE, "nsid record without NETNSA_NSID");
         }
-        OptionalInt current = a.has(NETNSA_CURRENT_NSID) ? OptionalInt.of(a.s32(NETNSA_CURRENT_NSID)) : OptionalInt.empty();
+        OptionalInt current =
+                a.has(NETNSA_CURRENT_NSID) ? OptionalInt.of(a.s32(NETNSA_CURRENT_NSID)) : OptionalInt.empty();
         return new NsidEntry(a.s32(NETNSA_NSID), current);
     }
 

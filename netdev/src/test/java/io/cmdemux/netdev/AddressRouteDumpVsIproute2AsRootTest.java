@@ -41,7 +41,8 @@ class AddressRouteDumpVsIproute2AsRootTest {
         ns = "cmdx-nt-" + Long.toHexString(ThreadLocalRandom.current().nextLong() & 0xffffffffL);
         Iproute2.run("ip", "netns", "add", ns);
         // No duplicate address detection: addresses must not change flags between our dump and ip's.
-        Iproute2.run("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0", "net.ipv6.conf.all.accept_dad=0");
+        Iproute2.run("ip", "netns", "exec", ns, "sysctl", "-q", "-w", "net.ipv6.conf.default.accept_dad=0",
+                "net.ipv6.conf.all.accept_dad=0");
         ipn("link", "set", "lo", "up");
         ipn("link", "add", "va", "type", "veth", "peer", "name", "vb");
         ipn("link", "add", "vc", "type", "veth", "peer", "name", "vd");
@@ -96,9 +97,12 @@ class AddressRouteDumpVsIproute2AsRootTest {
             for (JsonNode link : JSON.readTree(ipn("-j", "addr", "show"))) {
                 boolean hasLinkLocal = false;
                 for (JsonNode ai : link.get("addr_info")) {
-                    hasLinkLocal |= ai.get("family").asText().equals("inet6") && ai.get("scope").asText().equals("link");
+                    hasLinkLocal |= ai.get("family").asText().equals("inet6")
+                            && ai.get("scope").asText().equals("link");
                 }
-                if (devices.contains(link.get("ifname").asText()) && link.get("operstate").asText().equals("UP") && hasLinkLocal) {
+                if (devices.contains(link.get("ifname").asText())
+                        && link.get("operstate").asText().equals("UP")
+                        && hasLinkLocal) {
                     ready++;
                 }
             }
@@ -110,7 +114,8 @@ class AddressRouteDumpVsIproute2AsRootTest {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                throw new AssertionError("veths in " + ns + " not up with IPv6 link-local addresses after 20 s: " + ready + " of " + devices.size());
+                throw new AssertionError("veths in " + ns + " not up with IPv6 link-local addresses after 20 s: "
+                        + ready + " of " + devices.size());
             }
             Thread.sleep(50);
         }
@@ -158,7 +163,9 @@ class AddressRouteDumpVsIproute2AsRootTest {
             ours.add(ourRoute(r));
         }
         assertThat(ours).as("our decoded routes vs ip -d -j route show table all").containsExactlyElementsOf(theirs);
-        assertThat(ours).anyMatch(s -> s.contains("10.99.0.0/16") && s.contains("hops=[" + ifindexByName.get("va") + "/10.61.0.2/1,"))
+        assertThat(ours)
+                .anyMatch(s ->
+                        s.contains("10.99.0.0/16") && s.contains("hops=[" + ifindexByName.get("va") + "/10.61.0.2/1,"))
                 .anyMatch(s -> s.startsWith("2|1000|"))
                 .anyMatch(s -> s.contains("fd00:99::/48") && s.contains("/fd00:61::2/2,"));
     }
@@ -167,9 +174,10 @@ class AddressRouteDumpVsIproute2AsRootTest {
 
     /** iproute2 ip/ipaddress.c ifa_flag_data: the flags it names, and whether only for IPv6. */
     private static final Object[][] IFA_FLAGS = {
-            {0x01, "secondary", false}, {0x01, "temporary", true}, {0x02, "nodad", true}, {0x04, "optimistic", true},
-            {0x08, "dadfailed", true}, {0x10, "home", true}, {0x20, "deprecated", true}, {0x40, "tentative", true},
-            {0x100, "mngtmpaddr", true}, {0x200, "noprefixroute", false}, {0x400, "autojoin", false}, {0x800, "stable-privacy", true},
+        {0x01, "secondary", false}, {0x01, "temporary", true}, {0x02, "nodad", true}, {0x04, "optimistic", true},
+        {0x08, "dadfailed", true}, {0x10, "home", true}, {0x20, "deprecated", true}, {0x40, "tentative", true},
+        {0x100, "mngtmpaddr", true}, {0x200, "noprefixroute", false}, {0x400, "autojoin", false},
+        {0x800, "stable-privacy", true},
     };
 
     private static String ourAddress(Address a) {
@@ -200,23 +208,33 @@ class AddressRouteDumpVsIproute2AsRootTest {
         if (ai.path("dynamic").asBoolean(false)) {
             flags.add("dynamic");
         }
-        return canonicalAddress(ifindex, ai.get("family").asText(), ai.get("local").asText(), ai.get("prefixlen").asInt(),
-                scopeNumber(ai.get("scope").asText()), ai.has("label") ? ai.get("label").asText() : null,
+        return canonicalAddress(ifindex, ai.get("family").asText(), ai.get("local").asText(),
+                ai.get("prefixlen").asInt(), scopeNumber(ai.get("scope").asText()),
+                ai.has("label") ? ai.get("label").asText() : null,
                 ai.has("address") ? ai.get("address").asText() : null, flags);
     }
 
-    private static String canonicalAddress(int ifindex, String family, String local, int prefix, int scope, String label,
-            String peer, List<String> flags) {
+    private static String canonicalAddress(
+            int ifindex,
+            String family,
+            String local,
+            int prefix,
+            int scope,
+            String label,
+            String peer,
+            List<String> flags) {
         List<String> sorted = new ArrayList<>(flags);
         sorted.sort(null);
-        return ifindex + "|" + family + "|" + local + "|" + prefix + "|scope=" + scope + "|label=" + label + "|peer=" + peer + "|" + sorted;
+        return ifindex + "|" + family + "|" + local + "|" + prefix + "|scope=" + scope + "|label=" + label + "|peer="
+                + peer + "|" + sorted;
     }
 
     private static String ourRoute(Route r) {
         String dst = r.dstLen() == 0 && r.dst() == null ? "default" : InetAddresses.toText(r.dst()) + "/" + r.dstLen();
         List<String> hops = new ArrayList<>();
         for (Route.Nexthop h : r.nexthops()) {
-            hops.add(h.ifindex() + "/" + (h.gateway() == null ? null : InetAddresses.toText(h.gateway())) + "/" + h.weight());
+            hops.add(h.ifindex() + "/" + (h.gateway() == null ? null : InetAddresses.toText(h.gateway())) + "/"
+                    + h.weight());
         }
         return canonicalRoute(r.family(), r.table(), r.type(), dst, r.tos(), r.protocol(), r.scope(),
                 r.gateway() == null ? null : InetAddresses.toText(r.gateway()), r.oif(),
@@ -230,13 +248,14 @@ class AddressRouteDumpVsIproute2AsRootTest {
         }
         List<String> hops = new ArrayList<>();
         for (JsonNode h : r.path("nexthops")) {
-            hops.add(ifindexByName.get(h.get("dev").asText()) + "/" + h.path("gateway").asText(null) + "/" + h.path("weight").asInt(1));
+            hops.add(ifindexByName.get(h.get("dev").asText()) + "/"
+                    + h.path("gateway").asText(null) + "/" + h.path("weight").asInt(1));
         }
         int oif = r.has("dev") ? ifindexByName.get(r.get("dev").asText()) : 0;
         return canonicalRoute(family, tableNumber(r.get("table").asText()), typeNumber(r.get("type").asText()), dst,
                 r.has("tos") ? Integer.decode(r.get("tos").asText()) : 0, protocolNumber(r.get("protocol").asText()),
-                scopeNumber(r.get("scope").asText()), r.path("gateway").asText(null), oif, r.path("prefsrc").asText(null),
-                r.path("metric").asInt(0), hops);
+                scopeNumber(r.get("scope").asText()), r.path("gateway").asText(null), oif,
+                r.path("prefsrc").asText(null), r.path("metric").asInt(0), hops);
     }
 
     private static String canonicalRoute(int family, int table, int type, String dst, int tos, int protocol, int scope,

@@ -40,9 +40,10 @@ class CrossNamespaceParentVsIproute2AsRootTest {
         Iproute2.ip(host, "link", "set", "h0", "up");
         parentIfindex = JSON.readTree(Iproute2.ip(host, "-j", "link", "show", "h0")).get(0).get("ifindex").asInt();
         // Created from the host side straight into the pod, with the parent's own ifindex there.
-        Iproute2.ip(host, "link", "add", "link", "h0", "name", "net1", "netns", pod, "index", Integer.toString(parentIfindex),
-                "type", "macvlan", "mode", "bridge");
-        Iproute2.ip(host, "link", "add", "link", "h0", "name", "net2", "netns", pod, "type", "macvlan", "mode", "private");
+        Iproute2.ip(host, "link", "add", "link", "h0", "name", "net1", "netns", pod, "index",
+                Integer.toString(parentIfindex), "type", "macvlan", "mode", "bridge");
+        Iproute2.ip(
+                host, "link", "add", "link", "h0", "name", "net2", "netns", pod, "type", "macvlan", "mode", "private");
         for (Iproute2.Raw raw : Iproute2.rawDump(pod, "link")) {
             NlMessage m = NlMessage.of(raw.bytes());
             if (m.type() == Rtnl.RTM_NEWLINK) {
@@ -65,12 +66,18 @@ class CrossNamespaceParentVsIproute2AsRootTest {
     @Test
     void macvlanWhoseParentInAnotherNamespaceHasTheSameIfindexKeepsThatParent() throws Exception {
         JsonNode theirs = JSON.readTree(Iproute2.ip(pod, "-d", "-j", "link", "show", "net1")).get(0);
-        assertThat(theirs.get("ifindex").asInt()).as("the setup gave net1 its parent's ifindex").isEqualTo(parentIfindex);
+        assertThat(theirs.get("ifindex").asInt())
+                .as("the setup gave net1 its parent's ifindex")
+                .isEqualTo(parentIfindex);
         Link net1 = ours.get("net1");
         assertThat(net1.ifindex()).isEqualTo(theirs.get("ifindex").asInt());
-        assertThat(net1.parentIfindex()).as("parent ifindex (ip: link_index)").isEqualTo(theirs.get("link_index").asInt());
+        assertThat(net1.parentIfindex())
+                .as("parent ifindex (ip: link_index)")
+                .isEqualTo(theirs.get("link_index").asInt());
         assertThat(net1.hasParent()).isTrue();
-        assertThat(net1.parentNsid()).as("parent nsid (ip: link_netnsid)").isEqualTo(OptionalInt.of(theirs.get("link_netnsid").asInt()));
+        assertThat(net1.parentNsid())
+                .as("parent nsid (ip: link_netnsid)")
+                .isEqualTo(OptionalInt.of(theirs.get("link_netnsid").asInt()));
     }
 
     @Test
@@ -82,12 +89,17 @@ class CrossNamespaceParentVsIproute2AsRootTest {
             assertThat(mine).as(l.get("ifname").asText()).isNotNull();
             assertThat(mine.ifindex()).isEqualTo(l.get("ifindex").asInt());
             assertThat(mine.parentIfindex()).as(mine.name() + " parent").isEqualTo(l.path("link_index").asInt(0));
-            assertThat(mine.parentNsid()).as(mine.name() + " parent nsid")
-                    .isEqualTo(l.has("link_netnsid") ? OptionalInt.of(l.get("link_netnsid").asInt()) : OptionalInt.empty());
+            assertThat(mine.parentNsid())
+                    .as(mine.name() + " parent nsid")
+                    .isEqualTo(
+                            l.has("link_netnsid")
+                                    ? OptionalInt.of(l.get("link_netnsid").asInt())
+                                    : OptionalInt.empty());
             JsonNode info = l.path("linkinfo");
             if (info.has("info_kind")) {
                 assertThat(mine.kind()).isEqualTo(info.get("info_kind").asText());
-                assertThat(((LinkInfo.Macvlan) mine.info()).modeName()).isEqualTo(info.get("info_data").get("mode").asText());
+                assertThat(((LinkInfo.Macvlan) mine.info()).modeName())
+                        .isEqualTo(info.get("info_data").get("mode").asText());
             } else {
                 assertThat(mine.kind()).isEqualTo("loopback");
             }

@@ -39,7 +39,9 @@ class DecoderRegressionTest {
 
     @Test
     void linkErrorInSecondMessageOfDatagramPointsIntoThatMessage() {
-        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1).header(new byte[4]).toBytes(); // 20 bytes
+        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1)
+                .header(new byte[4])
+                .toBytes(); // 20 bytes
         byte[] link = new NlRequest(Rtnl.RTM_NEWLINK, NlMessage.NLM_F_MULTI, 1).header(new byte[Rtnl.IFINFOMSG_SIZE])
                 .string(Rtnl.IFLA_IFNAME, "x").toBytes();
         // IFLA_IFNAME's rta_len (at 16 + 16 in the link message) claims 200 bytes.
@@ -56,8 +58,13 @@ class DecoderRegressionTest {
     /** RTM_NEWROUTE: rtmsg at 16, RTA_MULTIPATH header at 28, payload at 32, nexthops of 16 bytes. */
     private static byte[] multipathRoute(int secondHopLen, int firstGatewayLen) {
         ByteBuffer hops = ByteBuffer.allocate(32).order(ByteOrder.nativeOrder());
-        hops.putShort((short) (8 + 4 + firstGatewayLen)).put((byte) 0).put((byte) 0).putInt(2)
-                .putShort((short) (4 + firstGatewayLen)).putShort((short) Rtnl.RTA_GATEWAY).put(new byte[] {10, 0, 0, 1});
+        hops.putShort((short) (8 + 4 + firstGatewayLen))
+                .put((byte) 0)
+                .put((byte) 0)
+                .putInt(2)
+                .putShort((short) (4 + firstGatewayLen))
+                .putShort((short) Rtnl.RTA_GATEWAY)
+                .put(new byte[] {10, 0, 0, 1});
         hops.position(16);
         hops.putShort((short) secondHopLen).put((byte) 0).put((byte) 0).putInt(3)
                 .putShort((short) 8).putShort((short) Rtnl.RTA_GATEWAY).put(new byte[] {10, 0, 0, 2});
@@ -99,7 +106,9 @@ class DecoderRegressionTest {
 
     @Test
     void datagramCutInsideTheSecondMessageHeaderIsMalformedNotOneMessage() {
-        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1).header(new byte[4]).toBytes(); // 20 bytes
+        byte[] done = new NlRequest(NlMessage.NLMSG_DONE, NlMessage.NLM_F_MULTI, 1)
+                .header(new byte[4])
+                .toBytes(); // 20 bytes
         byte[] cut = new byte[done.length + 10];
         System.arraycopy(done, 0, cut, 0, done.length);
         System.arraycopy(done, 0, cut, done.length, 10);
@@ -131,7 +140,11 @@ class DecoderRegressionTest {
 
     @Test
     void parentInAnotherNamespaceWithOurOwnIfindexIsKept() throws Exception {
-        byte[] ifinfo = ByteBuffer.allocate(Rtnl.IFINFOMSG_SIZE).order(ByteOrder.nativeOrder()).putShort(2, (short) 1).putInt(4, 3).array();
+        byte[] ifinfo = ByteBuffer.allocate(Rtnl.IFINFOMSG_SIZE)
+                .order(ByteOrder.nativeOrder())
+                .putShort(2, (short) 1)
+                .putInt(4, 3)
+                .array();
         byte[] podSide = new NlRequest(Rtnl.RTM_NEWLINK, NlMessage.NLM_F_MULTI, 1).header(ifinfo)
                 .string(Rtnl.IFLA_IFNAME, "net1")
                 .u32(Rtnl.IFLA_LINK_NETNSID, 0)
@@ -152,8 +165,10 @@ class DecoderRegressionTest {
                 .u32(3, 7)
                 .u32(highest, 2)
                 .toBytes();
-        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
-        Attributes.parse(ByteBuffer.wrap(message), NlMessage.HEADER_SIZE + 4, message.length); // class loading out of the way
+        com.sun.management.ThreadMXBean threads =
+                (com.sun.management.ThreadMXBean) java.lang.management.ManagementFactory.getThreadMXBean();
+        Attributes.parse(
+                ByteBuffer.wrap(message), NlMessage.HEADER_SIZE + 4, message.length); // class loading out of the way
         long before = threads.getCurrentThreadAllocatedBytes();
         Attributes a = Attributes.parse(ByteBuffer.wrap(message), NlMessage.HEADER_SIZE + 4, message.length);
         long allocated = threads.getCurrentThreadAllocatedBytes() - before;

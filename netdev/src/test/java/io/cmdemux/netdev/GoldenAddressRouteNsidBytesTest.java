@@ -59,7 +59,9 @@ class GoldenAddressRouteNsidBytesTest {
     @Test
     void routesDecodeTableBeyond255MultipathWeightsAndSingleHopGateways() throws Exception {
         List<Golden> all = GoldenMessages.ofKind("route");
-        assertThat(all).extracting(Golden::name).contains("route-v4-multipath-table1000", "route-v6-multipath", "route-v4-default");
+        assertThat(all)
+                .extracting(Golden::name)
+                .contains("route-v4-multipath-table1000", "route-v6-multipath", "route-v4-default");
         for (Golden g : all) {
             Expect e = g.expect();
             Route r = Rtnl.decodeRoute(NlMessage.of(g.bytes()));
@@ -103,7 +105,9 @@ class GoldenAddressRouteNsidBytesTest {
     @Test
     void errorsGiveErrnoAndExtendedAckTextCappedOrNot() throws Exception {
         List<Golden> all = GoldenMessages.ofKind("error");
-        assertThat(all).extracting(Golden::name).containsExactlyInAnyOrder("error-capped-extack", "error-full-extack", "ack");
+        assertThat(all)
+                .extracting(Golden::name)
+                .containsExactlyInAnyOrder("error-capped-extack", "error-full-extack", "ack");
         for (Golden g : all) {
             Expect e = g.expect();
             NlMessage m = NlMessage.of(g.bytes());

@@ -30,7 +30,8 @@ class GoldenLinkBytesTest {
 
     @Test
     void everyGoldenLinkMessageHasATest() {
-        Set<String> emitted = GoldenMessages.ofKind("link").stream().map(Golden::name).collect(Collectors.toCollection(TreeSet::new));
+        Set<String> emitted =
+                GoldenMessages.ofKind("link").stream().map(Golden::name).collect(Collectors.toCollection(TreeSet::new));
         assertThat(emitted).containsExactlyInAnyOrderElementsOf(CHECKED);
     }
 
@@ -109,7 +110,8 @@ class GoldenLinkBytesTest {
         Link l = checkBondSlave("bond-slave-veth");
         assertThat(l.info()).isInstanceOf(LinkInfo.Veth.class);
         // IFLA_BOND_SLAVE_LINK_FAILURE_COUNT is a u32; 0xfffffffe must survive as those 32 bits.
-        assertThat(Integer.toUnsignedLong(((LinkInfo.BondSlave) l.slaveInfo()).linkFailureCount())).isEqualTo(0xfffffffeL);
+        assertThat(Integer.toUnsignedLong(((LinkInfo.BondSlave) l.slaveInfo()).linkFailureCount()))
+                .isEqualTo(0xfffffffeL);
     }
 
     private static Link checkBondSlave(String name) throws Exception {

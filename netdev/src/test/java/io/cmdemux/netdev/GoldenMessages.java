@@ -25,7 +25,8 @@ import java.util.stream.Collectors;
  */
 final class GoldenMessages {
     private static final String INSTALL_HINT =
-            "install the packages gcc, libc6-dev and linux-libc-dev (apt-get install -y gcc libc6-dev linux-libc-dev; .ci/run does)";
+            "install the packages gcc, libc6-dev and linux-libc-dev "
+                    + "(apt-get install -y gcc libc6-dev linux-libc-dev; .ci/run does)";
     private static List<Golden> cache;
 
     private GoldenMessages() {}
@@ -52,7 +53,8 @@ final class GoldenMessages {
         String s(String key) {
             String v = values.get(key);
             if (v == null) {
-                throw new AssertionError(name + ": golden_links.c printed no value for " + key + " (has " + values.keySet() + ")");
+                throw new AssertionError(
+                        name + ": golden_links.c printed no value for " + key + " (has " + values.keySet() + ")");
             }
             unchecked.remove(key);
             return v;
@@ -95,7 +97,8 @@ final class GoldenMessages {
         Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
         Path src = base.resolve("src/test/c/golden_links.c");
         if (!Files.isRegularFile(src)) {
-            throw new AssertionError("golden C source not found at " + src.toAbsolutePath() + " (run the tests from the netdev module)");
+            throw new AssertionError(
+                    "golden C source not found at " + src.toAbsolutePath() + " (run the tests from the netdev module)");
         }
         return src;
     }
@@ -105,9 +108,13 @@ final class GoldenMessages {
             Path dir = Files.createTempDirectory("cmdemux-golden-");
             dir.toFile().deleteOnExit();
             Path exe = dir.resolve("golden_links");
-            Result cc = run(List.of("gcc", "-std=gnu11", "-O0", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(), source().toString()), "gcc");
+            Result cc = run(
+                    List.of("gcc", "-std=gnu11", "-O0", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(),
+                            source().toString()),
+                    "gcc");
             if (cc.exit != 0) {
-                throw new AssertionError("gcc could not build golden_links.c (exit " + cc.exit + "); " + INSTALL_HINT + ":\n" + cc.stderr);
+                throw new AssertionError("gcc could not build golden_links.c (exit " + cc.exit + "); " + INSTALL_HINT
+                        + ":\n" + cc.stderr);
             }
             exe.toFile().deleteOnExit();
             Result out = run(List.of(exe.toString()), "golden_links");

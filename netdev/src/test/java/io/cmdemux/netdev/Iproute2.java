@@ -27,7 +27,9 @@ final class Iproute2 {
         try {
             run("ip", "-V");
         } catch (AssertionError e) {
-            throw new AssertionError("ip not runnable; install the package iproute2 (apt-get install -y iproute2): " + e.getMessage(), e);
+            throw new AssertionError(
+                    "ip not runnable; install the package iproute2 (apt-get install -y iproute2): " + e.getMessage(),
+                    e);
         }
     }
 
@@ -44,8 +46,9 @@ final class Iproute2 {
      * would need setns, which belongs to the namespaces module.
      */
     static List<Raw> rawDump(String ns, String... what) throws IOException {
-        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns, Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), RawDumpMain.class.getName()));
+        List<String> cmd = new ArrayList<>(List.of("ip", "netns", "exec", ns,
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), RawDumpMain.class.getName()));
         cmd.addAll(List.of(what));
         List<Raw> out = new ArrayList<>();
         for (String line : run(cmd.toArray(new String[0])).split("\n")) {

@@ -59,7 +59,11 @@ class NetlinkCodecFuzzTest {
 
     /** A NEWLINK built with our encoder: every accessor width, two nest levels, an alt name list. */
     private static byte[] builtLink() {
-        byte[] ifinfo = ByteBuffer.allocate(Rtnl.IFINFOMSG_SIZE).order(ByteOrder.nativeOrder()).putShort(2, (short) 1).putInt(4, 9).array();
+        byte[] ifinfo = ByteBuffer.allocate(Rtnl.IFINFOMSG_SIZE)
+                .order(ByteOrder.nativeOrder())
+                .putShort(2, (short) 1)
+                .putInt(4, 9)
+                .array();
         return new NlRequest(Rtnl.RTM_NEWLINK, 0, 1).header(ifinfo)
                 .string(Rtnl.IFLA_IFNAME, "fz0")
                 .u32(Rtnl.IFLA_MTU, 1500)
@@ -241,7 +245,9 @@ class NetlinkCodecFuzzTest {
     }
 
     private static void assertOffsetWithin(MalformedException e, int lo, int hiExclusive, String what) {
-        assertThat(e.offset()).as(what + " error offset for \"" + e.getMessage() + "\"").isBetween(lo, Math.max(lo, hiExclusive - 1));
+        assertThat(e.offset())
+                .as(what + " error offset for \"" + e.getMessage() + "\"")
+                .isBetween(lo, Math.max(lo, hiExclusive - 1));
     }
 
     // ------------------------------------------------------------- truncation
@@ -289,7 +295,9 @@ class NetlinkCodecFuzzTest {
     }
 
     @Property(tries = 3000)
-    void corruptingAnyRtaLenGivesValueOrMalformed(@ForAll("seedIndex") int seed, @ForAll @IntRange(min = 0, max = 10_000) int which,
+    void corruptingAnyRtaLenGivesValueOrMalformed(
+            @ForAll("seedIndex") int seed,
+            @ForAll @IntRange(min = 0, max = 10_000) int which,
             @ForAll("u16Lengths") int newLen) {
         byte[] b = seeds().get(seed).clone();
         List<Integer> headers = attributeHeaders(b);
@@ -373,7 +381,9 @@ class NetlinkCodecFuzzTest {
      * {@code depth} levels deep, ending in a "bond" kind string.
      */
     static byte[] deepLink(int depth, int outer, boolean lie) {
-        NlRequest r = new NlRequest(Rtnl.RTM_NEWLINK, 0, 1).header(new byte[Rtnl.IFINFOMSG_SIZE]).string(Rtnl.IFLA_IFNAME, "deep0");
+        NlRequest r = new NlRequest(Rtnl.RTM_NEWLINK, 0, 1)
+                .header(new byte[Rtnl.IFINFOMSG_SIZE])
+                .string(Rtnl.IFLA_IFNAME, "deep0");
         r.beginNest(outer);
         for (int i = 1; i < depth; i++) {
             r.beginNest(i % 2 == 1 ? Rtnl.IFLA_INFO_DATA : Rtnl.IFLA_LINKINFO);
@@ -400,7 +410,8 @@ class NetlinkCodecFuzzTest {
     }
 
     @Property(tries = 3000)
-    void randomBodyBehindAPlausibleHeaderGivesValueOrMalformed(@ForAll("messageTypes") int type, @ForAll @Size(max = 400) byte[] body) {
+    void randomBodyBehindAPlausibleHeaderGivesValueOrMalformed(
+            @ForAll("messageTypes") int type, @ForAll @Size(max = 400) byte[] body) {
         byte[] b = new byte[NlMessage.HEADER_SIZE + body.length];
         ByteBuffer.wrap(b).order(ByteOrder.nativeOrder()).putInt(0, b.length).putShort(4, (short) type);
         System.arraycopy(body, 0, b, NlMessage.HEADER_SIZE, body.length);
@@ -408,7 +419,8 @@ class NetlinkCodecFuzzTest {
     }
 
     @Property(tries = 1000)
-    void attributesParseOfAnyRangeGivesValueOrMalformed(@ForAll @Size(max = 200) byte[] input, @ForAll int from, @ForAll int to) {
+    void attributesParseOfAnyRangeGivesValueOrMalformed(
+            @ForAll @Size(max = 200) byte[] input, @ForAll int from, @ForAll int to) {
         ByteBuffer buf = ByteBuffer.wrap(input);
         try {
             Attributes.parse(buf, from, to);
@@ -423,8 +435,10 @@ class NetlinkCodecFuzzTest {
     }
 
     @Property(tries = 1000)
-    void datagramsOfSeveralMessagesWithOneCorruptedGiveValueOrMalformed(@ForAll @Size(min = 1, max = 4) List<@IntRange(min = 0, max = 1000) Integer> picks,
-            @ForAll @IntRange(min = 0, max = 100_000) int where, @ForAll byte value) {
+    void datagramsOfSeveralMessagesWithOneCorruptedGiveValueOrMalformed(
+            @ForAll @Size(min = 1, max = 4) List<@IntRange(min = 0, max = 1000) Integer> picks,
+            @ForAll @IntRange(min = 0, max = 100_000) int where,
+            @ForAll byte value) {
         List<byte[]> parts = new ArrayList<>();
         for (int p : picks) {
             parts.add(seeds().get(p % seeds().size()));
@@ -458,13 +472,15 @@ class NetlinkCodecFuzzTest {
 
     @Provide
     Arbitrary<Integer> nestTypes() {
-        return Arbitraries.of(Rtnl.IFLA_LINKINFO, Rtnl.IFLA_LINKINFO | Attributes.NLA_F_NESTED, Rtnl.IFLA_PROP_LIST, Rtnl.IFLA_IFNAME);
+        return Arbitraries.of(Rtnl.IFLA_LINKINFO, Rtnl.IFLA_LINKINFO | Attributes.NLA_F_NESTED, Rtnl.IFLA_PROP_LIST,
+                Rtnl.IFLA_IFNAME);
     }
 
     @Provide
     Arbitrary<Integer> messageTypes() {
         return Arbitraries.oneOf(
-                Arbitraries.of(NlMessage.NLMSG_ERROR, NlMessage.NLMSG_DONE, Rtnl.RTM_NEWLINK, Rtnl.RTM_NEWADDR, Rtnl.RTM_NEWROUTE, Rtnl.RTM_NEWNSID),
+                Arbitraries.of(NlMessage.NLMSG_ERROR, NlMessage.NLMSG_DONE, Rtnl.RTM_NEWLINK, Rtnl.RTM_NEWADDR,
+                        Rtnl.RTM_NEWROUTE, Rtnl.RTM_NEWNSID),
                 Arbitraries.integers().between(0, 0xffff));
     }
 

@@ -59,7 +59,14 @@ class PacketSocketAsRootTest {
             f.putShort((short) 0x8100).putShort((short) vlan);
         }
         f.putShort((short) 0x0800);
-        f.put((byte) 0x45).put((byte) 0).putShort((short) 46).putShort((short) 1).putShort((short) flagsFrag).put((byte) 64).put((byte) protocol).putShort((short) 0);
+        f.put((byte) 0x45)
+                .put((byte) 0)
+                .putShort((short) 46)
+                .putShort((short) 1)
+                .putShort((short) flagsFrag)
+                .put((byte) 64)
+                .put((byte) protocol)
+                .putShort((short) 0);
         f.put(new byte[] {(byte) 192, 0, 2, 1}).put(new byte[] {(byte) 192, 0, 2, 2});
         f.putShort((short) 40000).putShort((short) dport).putShort((short) 26).putShort((short) 0);
         f.putInt(marker);
@@ -224,7 +231,9 @@ class PacketSocketAsRootTest {
     }
 
     private static int ifindex(String name) throws Exception {
-        return Integer.parseInt(java.nio.file.Files.readString(java.nio.file.Path.of("/sys/class/net/" + name + "/ifindex")).trim());
+        return Integer.parseInt(
+                java.nio.file.Files.readString(java.nio.file.Path.of("/sys/class/net/" + name + "/ifindex"))
+                        .trim());
     }
 
     private static void overflowTheSmallestBuffer(int tapIfindex, int injectIfindex) throws Exception {

@@ -79,7 +79,13 @@ class PcapReaderFuzzTest {
     private static Seed classicBigEndianNanos() {
         ByteBuffer b = ByteBuffer.allocate(4096).order(ByteOrder.BIG_ENDIAN);
         List<int[]> fields = new ArrayList<>();
-        b.putInt(0xa1b23c4d).putShort((short) 2).putShort((short) 4).putInt(0).putInt(0).putInt(65535).putInt(PcapWriter.LINKTYPE_RAW);
+        b.putInt(0xa1b23c4d)
+                .putShort((short) 2)
+                .putShort((short) 4)
+                .putInt(0)
+                .putInt(0)
+                .putInt(65535)
+                .putInt(PcapWriter.LINKTYPE_RAW);
         for (byte[] p : payloads()) {
             int at = b.position();
             b.putInt(1).putInt(999_999_999).putInt(p.length).putInt(p.length + 10).put(p);
@@ -99,7 +105,11 @@ class PcapReaderFuzzTest {
         for (ByteOrder order : new ByteOrder[] {ByteOrder.LITTLE_ENDIAN, ByteOrder.BIG_ENDIAN}) {
             b.order(order);
             // SHB: type, length, byte-order magic, version 1.0, section length -1, no options, length.
-            block(b, fields, 0x0A0D0D0A, body -> body.putInt(0x1A2B3C4D).putShort((short) 1).putShort((short) 0).putLong(-1));
+            block(b, fields, 0x0A0D0D0A,
+                    body -> body.putInt(0x1A2B3C4D)
+                            .putShort((short) 1)
+                            .putShort((short) 0)
+                            .putLong(-1));
             // IDB: linktype, reserved, snaplen, options if_tsresol(9)=9, opt_endofopt.
             block(b, fields, 1, body -> {
                 body.putShort((short) PcapWriter.LINKTYPE_NETLINK).putShort((short) 0).putInt(0);
@@ -148,7 +158,8 @@ class PcapReaderFuzzTest {
 
     // ---------------------------------------------------------------- oracle
 
-    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     /**
      * Reads the whole file; returns the number of records, or -1 after a MalformedException.
@@ -173,8 +184,12 @@ class PcapReaderFuzzTest {
             throw new AssertionError("a byte array cannot fail to read; this IOException escaped the reader", e);
         }
         long allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
-        assertThat(allocated).as("bytes allocated reading a " + input.length + "-byte file").isLessThan(MAX_ALLOCATION_PER_READ);
-        assertThat(records.size()).as("records from a " + input.length + "-byte file").isLessThanOrEqualTo(input.length / 12);
+        assertThat(allocated)
+                .as("bytes allocated reading a " + input.length + "-byte file")
+                .isLessThan(MAX_ALLOCATION_PER_READ);
+        assertThat(records.size())
+                .as("records from a " + input.length + "-byte file")
+                .isLessThanOrEqualTo(input.length / 12);
         for (int i = 0; i < records.size(); i++) {
             PcapReader.Record rec = records.get(i);
             assertThat(rec.index()).isEqualTo(i + 1);
@@ -236,15 +251,20 @@ class PcapReaderFuzzTest {
             ByteBuffer.wrap(b).order(ByteOrder.LITTLE_ENDIAN).putInt(24 + 8, claim);
             assertThat(readAll(b)).as("incl_len " + Integer.toUnsignedString(claim)).isEqualTo(-1);
             assertThatThrownBy(() -> {
-                try (PcapReader r = new PcapReader(new ByteArrayInputStream(b))) {
-                    r.next();
-                }
-            }).isInstanceOf(MalformedException.class).extracting(e -> ((MalformedException) e).offset()).isEqualTo(24 + 8);
+                        try (PcapReader r = new PcapReader(new ByteArrayInputStream(b))) {
+                            r.next();
+                        }
+                    })
+                    .isInstanceOf(MalformedException.class)
+                    .extracting(e -> ((MalformedException) e).offset())
+                    .isEqualTo(24 + 8);
         }
     }
 
     @Property(tries = 3000)
-    void corruptingAnyLengthFieldGivesRecordsOrMalformed(@ForAll("seedIndex") int seed, @ForAll @IntRange(min = 0, max = 10_000) int which,
+    void corruptingAnyLengthFieldGivesRecordsOrMalformed(
+            @ForAll("seedIndex") int seed,
+            @ForAll @IntRange(min = 0, max = 10_000) int which,
             @ForAll("lengths") int value) {
         Seed s = seeds().get(seed);
         byte[] b = s.bytes().clone();
@@ -272,7 +292,12 @@ class PcapReaderFuzzTest {
 
     private static int indexOfBigEndianShb(byte[] b) {
         for (int i = 4; i + 12 <= b.length; i += 4) {
-            if (b[i] == 0x0A && b[i + 1] == 0x0D && b[i + 2] == 0x0D && b[i + 3] == 0x0A && b[i + 8] == 0x1A && b[i + 9] == 0x2B) {
+            if (b[i] == 0x0A
+                    && b[i + 1] == 0x0D
+                    && b[i + 2] == 0x0D
+                    && b[i + 3] == 0x0A
+                    && b[i + 8] == 0x1A
+                    && b[i + 9] == 0x2B) {
                 return i;
             }
         }
@@ -293,7 +318,8 @@ class PcapReaderFuzzTest {
     @Property(tries = 2000)
     void randomBytesBehindAValidMagicGiveRecordsOrMalformed(@ForAll("magics") int magic, @ForAll boolean bigEndian,
             @ForAll @Size(max = 400) byte[] rest) {
-        ByteBuffer b = ByteBuffer.allocate(4 + rest.length).order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer b =
+                ByteBuffer.allocate(4 + rest.length).order(bigEndian ? ByteOrder.BIG_ENDIAN : ByteOrder.LITTLE_ENDIAN);
         b.putInt(magic).put(rest);
         readAll(b.array());
     }
@@ -311,10 +337,10 @@ class PcapReaderFuzzTest {
     @Provide
     Arbitrary<Integer> lengths() {
         return Arbitraries.oneOf(
-                Arbitraries.of(0, 1, 3, 4, 8, 11, 12, 13, 16, 20, 27, 28, 0xffff, PcapReader.MAX_RECORD, PcapReader.MAX_RECORD + 1,
-                        PcapReader.MAX_RECORD + 64, PcapReader.MAX_RECORD + 68, Integer.MAX_VALUE, Integer.MIN_VALUE, -1, -12),
-                Arbitraries.integers().between(0, 600),
-                Arbitraries.integers());
+                Arbitraries.of(0, 1, 3, 4, 8, 11, 12, 13, 16, 20, 27, 28, 0xffff, PcapReader.MAX_RECORD,
+                        PcapReader.MAX_RECORD + 1, PcapReader.MAX_RECORD + 64, PcapReader.MAX_RECORD + 68,
+                        Integer.MAX_VALUE, Integer.MIN_VALUE, -1, -12),
+                Arbitraries.integers().between(0, 600), Arbitraries.integers());
     }
 
     @Provide

@@ -62,7 +62,9 @@ class PcapngTimestampsVsTsharkTest {
         for (int i = 0; i < ours.size(); i++) {
             PcapReader.Record rec = ours.get(i);
             long tsharkNanos = new BigDecimal(theirs.get(i)[0]).movePointRight(9).longValueExact();
-            assertThat(rec.timestampNanos()).as("record " + (i + 1) + " (if_tsresol " + TSRESOL[i] + ")").isEqualTo(tsharkNanos);
+            assertThat(rec.timestampNanos())
+                    .as("record " + (i + 1) + " (if_tsresol " + TSRESOL[i] + ")")
+                    .isEqualTo(tsharkNanos);
             assertThat(rec.originalLength()).isEqualTo(Integer.parseInt(theirs.get(i)[1]));
             assertThat(rec.data().length).isEqualTo(Integer.parseInt(theirs.get(i)[2]));
         }
@@ -108,7 +110,8 @@ class PcapngTimestampsVsTsharkTest {
         try {
             p = new ProcessBuilder(cmd).start();
         } catch (IOException e) {
-            throw new AssertionError("tshark could not be started (" + e.getMessage() + "); install the package tshark", e);
+            throw new AssertionError(
+                    "tshark could not be started (" + e.getMessage() + "); install the package tshark", e);
         }
         p.getOutputStream().close();
         CompletableFuture<String> err = CompletableFuture.supplyAsync(() -> readAll(p.getErrorStream()));

@@ -40,7 +40,8 @@ class RtnetlinkJazzerTest {
         }
         for (NlMessage m : messages) {
             if (m.offset() < 0 || m.length() < NlMessage.HEADER_SIZE || m.offset() + m.length() > datagram.length) {
-                throw new AssertionError("message at " + m.offset() + " of " + m.length() + " bytes in a " + datagram.length + "-byte datagram");
+                throw new AssertionError("message at " + m.offset() + " of " + m.length() + " bytes in a "
+                        + datagram.length + "-byte datagram");
             }
             for (Decoder d : DECODERS) {
                 try {
@@ -67,6 +68,6 @@ class RtnetlinkJazzerTest {
         Object decode(NlMessage m) throws MalformedException;
     }
 
-    private static final List<Decoder> DECODERS = List.of(Rtnl::decodeLink, Rtnl::decodeAddress, Rtnl::decodeRoute, Rtnl::decodeNeighbor,
-            Rtnl::decodeNsid, NlMessage::error);
+    private static final List<Decoder> DECODERS = List.of(Rtnl::decodeLink, Rtnl::decodeAddress, Rtnl::decodeRoute,
+            Rtnl::decodeNeighbor, Rtnl::decodeNsid, NlMessage::error);
 }

@@ -36,12 +36,22 @@ public final class PathCache {
      * masked off: 0x8001 and 0x0001 are one partition, and the kernel's own P_Key matching
      * (ib_find_cached_pkey) compares the low 15 bits too.
      */
-    public record Key(String device, int port, Gid sgid, Gid dgid, int partition, OptionalInt tclass, OptionalLong serviceId,
-            OptionalInt qosClass, boolean reversible, long policyGeneration) {
+    public record Key(
+            String device,
+            int port,
+            Gid sgid,
+            Gid dgid,
+            int partition,
+            OptionalInt tclass,
+            OptionalLong serviceId,
+            OptionalInt qosClass,
+            boolean reversible,
+            long policyGeneration) {
 
         public static Key of(PathQuery q, long policyGeneration) {
-            return new Key(q.device(), q.port(), q.sgid(), q.dgid(), q.pkey().isPresent() ? q.pkey().getAsInt() & 0x7fff : -1,
-                    q.tclass(), q.serviceId(), q.qosClass(), q.reversible(), policyGeneration);
+            return new Key(q.device(), q.port(), q.sgid(), q.dgid(),
+                    q.pkey().isPresent() ? q.pkey().getAsInt() & 0x7fff : -1, q.tclass(), q.serviceId(), q.qosClass(),
+                    q.reversible(), policyGeneration);
         }
     }
 
@@ -82,7 +92,10 @@ public final class PathCache {
         }).buildAsync();
     }
 
-    /** The answer for {@code key}: a cached (or in-flight) one, else {@code compute}'s, which is then kept unless it fails. */
+    /**
+     * The answer for {@code key}: a cached (or in-flight) one, else {@code compute}'s, which is then kept unless it
+     * fails.
+     */
     public Lookup get(Key key, Function<Key, CompletableFuture<Answer>> compute) {
         CompletableFuture<Answer> f = cache.getIfPresent(key);
         if (f != null) {
@@ -158,7 +171,9 @@ public final class PathCache {
     private static void index(TopologySnapshot t, Map<String, String> links, Set<String> addrs) {
         for (NetnsState ns : t.namespaces()) {
             for (Link l : ns.links().values()) {
-                String pkey = l.info() instanceof io.cmdemux.netdev.LinkInfo.Ipoib i ? String.format(" (P_Key 0x%04x)", i.pkey()) : "";
+                String pkey = l.info() instanceof io.cmdemux.netdev.LinkInfo.Ipoib i
+                        ? String.format(" (P_Key 0x%04x)", i.pkey())
+                        : "";
                 links.put(ns.id() + "#" + l.ifindex(), l.name() + "@" + ns.displayName() + pkey);
             }
             for (Address a : ns.addresses()) {

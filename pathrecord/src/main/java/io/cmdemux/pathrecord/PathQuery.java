@@ -41,19 +41,12 @@ public record PathQuery(
     }
 
     public PathQuery withPkey(int p) {
-        return new PathQuery(device, port, sgid, dgid, OptionalInt.of(p), serviceId, tclass, qosClass, reversible, dlid);
+        return new PathQuery(
+                device, port, sgid, dgid, OptionalInt.of(p), serviceId, tclass, qosClass, reversible, dlid);
     }
 
     public PathQuery withServiceId(long s) {
         return new PathQuery(device, port, sgid, dgid, pkey, OptionalLong.of(s), tclass, qosClass, reversible, dlid);
-    }
-
-    public PathQuery withTclass(int t) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, OptionalInt.of(t), qosClass, reversible, dlid);
-    }
-
-    public PathQuery withQosClass(int q) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, tclass, OptionalInt.of(q), reversible, dlid);
     }
 
     public PathQuery withReversible(boolean r) {
@@ -61,7 +54,8 @@ public record PathQuery(
     }
 
     public PathQuery withDlid(int d) {
-        return new PathQuery(device, port, sgid, dgid, pkey, serviceId, tclass, qosClass, reversible, OptionalInt.of(d));
+        return new PathQuery(
+                device, port, sgid, dgid, pkey, serviceId, tclass, qosClass, reversible, OptionalInt.of(d));
     }
 
     /** The same question the other way round: from DGID to SGID (the inbound, or return, path). */

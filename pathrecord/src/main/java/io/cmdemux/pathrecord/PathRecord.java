@@ -113,7 +113,8 @@ public record PathRecord(
         b[off + 48] = (byte) tclass;
         b[off + 49] = (byte) ((reversible ? 0x80 : 0) | numbPath);
         putBe16(b, off + 50, pkey);
-        putBe32(b, off + 52, (qosClass << 20) | (sl << 16) | (mtuSelector << 14) | (mtu << 8) | (rateSelector << 6) | rate);
+        putBe32(b, off + 52,
+                (qosClass << 20) | (sl << 16) | (mtuSelector << 14) | (mtu << 8) | (rateSelector << 6) | rate);
         putBe32(b, off + 56, (packetLifeTimeSelector << 30) | (packetLifeTime << 24) | (preference << 16));
         putBe16(b, off + 60, 0);
         putBe16(b, off + 62, 0);
@@ -134,33 +135,21 @@ public record PathRecord(
     // ---- copies with one field changed, for policy actions ----
 
     public PathRecord withSl(int v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath, pkey,
-                qosClass, v, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime, preference);
+        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible,
+                numbPath, pkey, qosClass, v, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector,
+                packetLifeTime, preference);
     }
 
     public PathRecord withMtu(int v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath, pkey,
-                qosClass, sl, mtuSelector, v, rateSelector, rate, packetLifeTimeSelector, packetLifeTime, preference);
+        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible,
+                numbPath, pkey, qosClass, sl, mtuSelector, v, rateSelector, rate, packetLifeTimeSelector,
+                packetLifeTime, preference);
     }
 
     public PathRecord withRate(int v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath, pkey,
-                qosClass, sl, mtuSelector, mtu, rateSelector, v, packetLifeTimeSelector, packetLifeTime, preference);
-    }
-
-    public PathRecord withPkey(int v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath, v,
-                qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime, preference);
-    }
-
-    public PathRecord withServiceId(long v) {
-        return new PathRecord(v, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible, numbPath, pkey,
-                qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime, preference);
-    }
-
-    public PathRecord withReversible(boolean v) {
-        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, v, numbPath, pkey,
-                qosClass, sl, mtuSelector, mtu, rateSelector, rate, packetLifeTimeSelector, packetLifeTime, preference);
+        return new PathRecord(serviceId, dgid, sgid, dlid, slid, rawTraffic, flowLabel, hopLimit, tclass, reversible,
+                numbPath, pkey, qosClass, sl, mtuSelector, mtu, rateSelector, v, packetLifeTimeSelector, packetLifeTime,
+                preference);
     }
 
     static int be16(byte[] b, int off) {

@@ -52,7 +52,8 @@ public record PathRecordConfig(
 
     public PathRecordConfig {
         if (kernelTimeoutMs < Ls.TIMEOUT_MIN_MS || kernelTimeoutMs > Ls.TIMEOUT_MAX_MS) {
-            throw new IllegalArgumentException("kernelTimeoutMs " + kernelTimeoutMs + " outside " + Ls.TIMEOUT_MIN_MS + ".." + Ls.TIMEOUT_MAX_MS);
+            throw new IllegalArgumentException(
+                    "kernelTimeoutMs " + kernelTimeoutMs + " outside " + Ls.TIMEOUT_MIN_MS + ".." + Ls.TIMEOUT_MAX_MS);
         }
         if (!SOURCES.contains(source)) {
             throw new IllegalArgumentException("source \"" + source + "\" is not auto, sa or static");
@@ -70,29 +71,30 @@ public record PathRecordConfig(
             throw new IllegalArgumentException("cache.ttlSeconds " + cacheTtl.toSeconds() + " outside 1..86400");
         }
         if (cacheTtlPacketLifetimes < 0 || cacheTtlPacketLifetimes > 1_000_000) {
-            throw new IllegalArgumentException("cache.ttlPacketLifetimes " + cacheTtlPacketLifetimes + " outside 0..1000000");
+            throw new IllegalArgumentException(
+                    "cache.ttlPacketLifetimes " + cacheTtlPacketLifetimes + " outside 0..1000000");
         }
         ipToGid = Map.copyOf(ipToGid);
     }
 
     public static PathRecordConfig defaults() {
-        return new PathRecordConfig(Ls.TIMEOUT_DEFAULT_MS, "auto", null, 18, SaClient.Settings.defaults(), 100_000, Duration.ofMinutes(5), 0,
-                null, Map.of(), Path.of("/run/cmdemux/path-stats.json"));
+        return new PathRecordConfig(Ls.TIMEOUT_DEFAULT_MS, "auto", null, 18, SaClient.Settings.defaults(), 100_000,
+                Duration.ofMinutes(5), 0, null, Map.of(), Path.of("/run/cmdemux/path-stats.json"));
     }
 
     public PathRecordConfig withSource(String s, Path file) {
-        return new PathRecordConfig(kernelTimeoutMs, s, file != null ? file : staticFile, staticPacketLifetime, sa, cacheMaxEntries, cacheTtl,
-                cacheTtlPacketLifetimes, policyFile, ipToGid, statsFile);
+        return new PathRecordConfig(kernelTimeoutMs, s, file != null ? file : staticFile, staticPacketLifetime, sa,
+                cacheMaxEntries, cacheTtl, cacheTtlPacketLifetimes, policyFile, ipToGid, statsFile);
     }
 
     public PathRecordConfig withPolicyFile(Path p) {
-        return new PathRecordConfig(kernelTimeoutMs, source, staticFile, staticPacketLifetime, sa, cacheMaxEntries, cacheTtl,
-                cacheTtlPacketLifetimes, p, ipToGid, statsFile);
+        return new PathRecordConfig(kernelTimeoutMs, source, staticFile, staticPacketLifetime, sa, cacheMaxEntries,
+                cacheTtl, cacheTtlPacketLifetimes, p, ipToGid, statsFile);
     }
 
     public PathRecordConfig withStatsFile(Path p) {
-        return new PathRecordConfig(kernelTimeoutMs, source, staticFile, staticPacketLifetime, sa, cacheMaxEntries, cacheTtl,
-                cacheTtlPacketLifetimes, policyFile, ipToGid, p);
+        return new PathRecordConfig(kernelTimeoutMs, source, staticFile, staticPacketLifetime, sa, cacheMaxEntries,
+                cacheTtl, cacheTtlPacketLifetimes, policyFile, ipToGid, p);
     }
 
     /** The defaults, overridden by the keys of a JSON config; relative paths are resolved against {@code base}. */
@@ -125,7 +127,8 @@ public record PathRecordConfig(
         if (n == null || !n.isObject()) {
             throw new IllegalArgumentException("config must be a JSON object");
         }
-        only(n, "config", "kernelTimeoutMs", "source", "staticFile", "staticPacketLifetime", "sa", "cache", "policyFile", "ipToGid", "statsFile");
+        only(n, "config", "kernelTimeoutMs", "source", "staticFile", "staticPacketLifetime", "sa", "cache",
+                "policyFile", "ipToGid", "statsFile");
         PathRecordConfig d = defaults();
         JsonNode sa = n.path("sa");
         if (!sa.isMissingNode()) {
@@ -141,19 +144,16 @@ public record PathRecordConfig(
             Map.Entry<String, JsonNode> e = it.next();
             ip.put(InetAddresses.parse(e.getKey()), Gid.parse(e.getValue().asText()));
         }
-        return new PathRecordConfig(
-                n.path("kernelTimeoutMs").asInt(d.kernelTimeoutMs()),
-                n.path("source").asText(d.source()),
-                path(n.get("staticFile"), base),
+        return new PathRecordConfig(n.path("kernelTimeoutMs").asInt(d.kernelTimeoutMs()),
+                n.path("source").asText(d.source()), path(n.get("staticFile"), base),
                 n.path("staticPacketLifetime").asInt(d.staticPacketLifetime()),
-                new SaClient.Settings(sa.path("timeoutMs").asInt(d.sa().timeoutMs()), sa.path("retries").asInt(d.sa().retries()),
+                new SaClient.Settings(sa.path("timeoutMs").asInt(d.sa().timeoutMs()),
+                        sa.path("retries").asInt(d.sa().retries()),
                         sa.path("maxOutstanding").asInt(d.sa().maxOutstanding())),
                 cache.path("maxEntries").asLong(d.cacheMaxEntries()),
                 Duration.ofSeconds(cache.path("ttlSeconds").asLong(d.cacheTtl().toSeconds())),
-                cache.path("ttlPacketLifetimes").asInt(d.cacheTtlPacketLifetimes()),
-                path(n.get("policyFile"), base),
-                ip,
-                n.has("statsFile") ? path(n.get("statsFile"), base) : d.statsFile());
+                cache.path("ttlPacketLifetimes").asInt(d.cacheTtlPacketLifetimes()), path(n.get("policyFile"), base),
+                ip, n.has("statsFile") ? path(n.get("statsFile"), base) : d.statsFile());
     }
 
     private static Path path(JsonNode v, Path base) {
@@ -169,7 +169,8 @@ public record PathRecordConfig(
         for (Iterator<String> it = n.fieldNames(); it.hasNext(); ) {
             String k = it.next();
             if (!ok.contains(k)) {
-                throw new IllegalArgumentException(where + ": unknown key \"" + k + "\" (known: " + String.join(", ", allowed) + ")");
+                throw new IllegalArgumentException(
+                        where + ": unknown key \"" + k + "\" (known: " + String.join(", ", allowed) + ")");
             }
         }
     }

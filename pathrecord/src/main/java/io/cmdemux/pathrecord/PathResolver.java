@@ -69,7 +69,8 @@ public final class PathResolver {
         PathCache.Lookup l = cache.get(key, k -> compute(q, p));
         CompletableFuture<Answer> f = l.answer();
         if (!l.hit()) {
-            // Only answers with records, or a rule's verdict, are kept: a missing path may appear and an SA may come back.
+            // Only answers with records, or a rule's verdict, are
+            // kept: a missing path may appear and an SA may come back.
             f.thenAccept(a -> {
                 if (a.kind() == Answer.Kind.NO_PATH || a.kind() == Answer.Kind.ERROR) {
                     cache.forget(key, f);
@@ -84,21 +85,27 @@ public final class PathResolver {
         Rule rule = p.evaluate(q, origin);
         Action act = rule == null ? Action.none() : rule.action();
         if (act.deny()) {
-            return CompletableFuture.completedFuture(Answer.without(Answer.Kind.DENY, rule, origin, source.name(), "denied by rule " + rule.name()));
+            return CompletableFuture.completedFuture(
+                    Answer.without(Answer.Kind.DENY, rule, origin, source.name(), "denied by rule " + rule.name()));
         }
         if (act.fail()) {
-            return CompletableFuture.completedFuture(Answer.without(Answer.Kind.FAIL, rule, origin, source.name(), "failed by rule " + rule.name()));
+            return CompletableFuture.completedFuture(
+                    Answer.without(Answer.Kind.FAIL, rule, origin, source.name(), "failed by rule " + rule.name()));
         }
         PathQuery asked = act.pkey() == null ? q : q.withPkey(act.pkey());
         sourceQueries.incrementAndGet();
-        return source.resolveSourced(asked).handle((primary, e) -> {
-            if (e != null) {
-                Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
-                Answer.Kind k = c instanceof NoPathException ? Answer.Kind.NO_PATH : Answer.Kind.ERROR;
-                return CompletableFuture.completedFuture(Answer.without(k, rule, origin, source.name(), c.getMessage()));
-            }
-            return extras(asked, primary.record(), act).thenApply(paths -> Answer.paths(paths.map(act::apply), rule, origin, primary.source()));
-        }).thenCompose(x -> x);
+        return source.resolveSourced(asked)
+                .handle((primary, e) -> {
+                    if (e != null) {
+                        Throwable c = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+                        Answer.Kind k = c instanceof NoPathException ? Answer.Kind.NO_PATH : Answer.Kind.ERROR;
+                        return CompletableFuture.completedFuture(
+                                Answer.without(k, rule, origin, source.name(), c.getMessage()));
+                    }
+                    return extras(asked, primary.record(), act)
+                            .thenApply(paths -> Answer.paths(paths.map(act::apply), rule, origin, primary.source()));
+                })
+                .thenCompose(x -> x);
     }
 
     /** The one-way and alternate paths a rule asks for; a missing one is simply left out. */
@@ -114,10 +121,13 @@ public final class PathResolver {
         CompletableFuture<PathRecord> out = act.directional() ? optional(oneWay) : none();
         CompletableFuture<PathRecord> in = act.directional() ? optional(q.reversed()) : none();
         CompletableFuture<PathRecord> alt = act.alternate() ? optional(q.withDlid(altDlid)) : none();
-        CompletableFuture<PathRecord> altOut = act.alternate() && act.directional() ? optional(oneWay.withDlid(altDlid)) : none();
-        CompletableFuture<PathRecord> altIn = act.alternate() && act.directional() ? optional(q.reversed().withDlid(primary.slid() + 1)) : none();
-        return CompletableFuture.allOf(out, in, alt, altOut, altIn).thenApply(v -> base.withDirectional(out.join(), in.join())
-                .withAlternates(alt.join(), altOut.join(), altIn.join()));
+        CompletableFuture<PathRecord> altOut =
+                act.alternate() && act.directional() ? optional(oneWay.withDlid(altDlid)) : none();
+        CompletableFuture<PathRecord> altIn =
+                act.alternate() && act.directional() ? optional(q.reversed().withDlid(primary.slid() + 1)) : none();
+        return CompletableFuture.allOf(out, in, alt, altOut, altIn)
+                .thenApply(v -> base.withDirectional(out.join(), in.join())
+                        .withAlternates(alt.join(), altOut.join(), altIn.join()));
     }
 
     private CompletableFuture<PathRecord> ask(PathQuery q) {

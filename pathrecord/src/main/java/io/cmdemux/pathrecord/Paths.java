@@ -35,8 +35,9 @@ public record Paths(PathRecord primary, PathRecord outbound, PathRecord inbound,
 
     /** Every record, for policy rewrites that apply to all of them. */
     public Paths map(java.util.function.UnaryOperator<PathRecord> f) {
-        return new Paths(f.apply(primary), outbound == null ? null : f.apply(outbound), inbound == null ? null : f.apply(inbound),
-                alternate == null ? null : f.apply(alternate), alternateOutbound == null ? null : f.apply(alternateOutbound),
+        return new Paths(f.apply(primary), outbound == null ? null : f.apply(outbound),
+                inbound == null ? null : f.apply(inbound), alternate == null ? null : f.apply(alternate),
+                alternateOutbound == null ? null : f.apply(alternateOutbound),
                 alternateInbound == null ? null : f.apply(alternateInbound));
     }
 
@@ -59,8 +60,10 @@ public record Paths(PathRecord primary, PathRecord outbound, PathRecord inbound,
         List<PathRecordData> out = new ArrayList<>(6);
         switch (use) {
             case UNIDIRECTIONAL:
-                out.add(new PathRecordData(PathFlags.PRIMARY | PathFlags.OUTBOUND, outbound != null ? outbound : primary));
-                addIf(out, PathFlags.ALTERNATE | PathFlags.OUTBOUND, alternateOutbound != null ? alternateOutbound : alternate);
+                out.add(new PathRecordData(
+                        PathFlags.PRIMARY | PathFlags.OUTBOUND, outbound != null ? outbound : primary));
+                addIf(out, PathFlags.ALTERNATE | PathFlags.OUTBOUND,
+                        alternateOutbound != null ? alternateOutbound : alternate);
                 break;
             case GMP:
                 out.add(new PathRecordData(PathFlags.PRIMARY | PathFlags.GMP | PathFlags.BIDIRECTIONAL, primary));

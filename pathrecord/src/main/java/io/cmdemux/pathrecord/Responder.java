@@ -37,9 +37,9 @@ public final class Responder implements AutoCloseable {
     public enum State { STARTING, LISTENING, OFF, STOPPED }
 
     /** Counters for `path stats`, the status and the metrics. */
-    public record Stats(State state, String stateDetail, long received, long ignoredNotKernel, long malformed, long answered,
-            long answeredWithRecords, long errAnswers, long failAnswers, long deadlineErrs, long reusedSeq, long ipResolve,
-            long kernelErrors, long inFlight, long p50Nanos, long p99Nanos) {}
+    public record Stats(State state, String stateDetail, long received, long ignoredNotKernel, long malformed,
+            long answered, long answeredWithRecords, long errAnswers, long failAnswers, long deadlineErrs,
+            long reusedSeq, long ipResolve, long kernelErrors, long inFlight, long p50Nanos, long p99Nanos) {}
 
     private final LsTransport transport;
     private final PathResolver resolver;
@@ -78,8 +78,8 @@ public final class Responder implements AutoCloseable {
      */
     public Responder(LsTransport transport, PathResolver resolver, IpResolver ipResolver, int kernelTimeoutMs) {
         if (kernelTimeoutMs < Ls.TIMEOUT_MIN_MS || kernelTimeoutMs > Ls.TIMEOUT_MAX_MS) {
-            throw new IllegalArgumentException("kernel timeout " + kernelTimeoutMs + " ms outside " + Ls.TIMEOUT_MIN_MS + ".."
-                    + Ls.TIMEOUT_MAX_MS + " (sa_query.c IB_SA_LOCAL_SVC_TIMEOUT_MIN/MAX)");
+            throw new IllegalArgumentException("kernel timeout " + kernelTimeoutMs + " ms outside " + Ls.TIMEOUT_MIN_MS
+                    + ".." + Ls.TIMEOUT_MAX_MS + " (sa_query.c IB_SA_LOCAL_SVC_TIMEOUT_MIN/MAX)");
         }
         this.transport = transport;
         this.resolver = resolver;
@@ -212,7 +212,8 @@ public final class Responder implements AutoCloseable {
         if (err != 0) {
             kernelErrors.incrementAndGet();
             if (warnedKernelError.getAndIncrement() == 0) {
-                LOG.warn("the kernel answered a reply with error {} (replies need CAP_NET_ADMIN in the host namespace)", err);
+                LOG.warn("the kernel answered a reply with error {} (replies need CAP_NET_ADMIN in the host namespace)",
+                        err);
             }
         }
     }
@@ -225,7 +226,8 @@ public final class Responder implements AutoCloseable {
             // get the other's records, so both get F_ERR and the kernel asks the SA for both.
             reusedSeq.incrementAndGet();
             earlier.poisoned = true;
-            LOG.warn("RDMA_NL_LS seq {} arrived again while in flight: both answered with F_ERR", Integer.toUnsignedString(req.seq()));
+            LOG.warn("RDMA_NL_LS seq {} arrived again while in flight: both answered with F_ERR",
+                    Integer.toUnsignedString(req.seq()));
             sendQuietly(LsCodec.encodeResolveError(req.seq(), transport.portId()));
             errAnswers.incrementAndGet();
             answered.incrementAndGet();
@@ -236,14 +238,16 @@ public final class Responder implements AutoCloseable {
             return;
         }
         PathUse use = req.use();
-        PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(), req.tclass(),
-                req.qosClass(), use.reversible(), java.util.OptionalInt.empty());
-        f.deadline = deadlines.schedule(() -> {
-            if (finish(req.seq(), f, LsCodec.encodeResolveError(req.seq(), transport.portId()), Kind.ERR)) {
-                deadlineErrs.incrementAndGet();
-                LOG.debug("RDMA_NL_LS seq {}: no answer within {} ms, F_ERR", Integer.toUnsignedString(req.seq()), answerWithinNanos / 1_000_000);
-            }
-        }, answerWithinNanos, TimeUnit.NANOSECONDS);
+        PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(),
+                req.tclass(), req.qosClass(), use.reversible(), java.util.OptionalInt.empty());
+        f.deadline = deadlines.schedule(
+                () -> {
+                    if (finish(req.seq(), f, LsCodec.encodeResolveError(req.seq(), transport.portId()), Kind.ERR)) {
+                        deadlineErrs.incrementAndGet();
+                        LOG.debug("RDMA_NL_LS seq {}: no answer within {} ms, F_ERR",
+                                Integer.toUnsignedString(req.seq()), answerWithinNanos / 1_000_000);
+                    }
+                }, answerWithinNanos, TimeUnit.NANOSECONDS);
         java.util.concurrent.CompletableFuture<PathResolver.Result> answer;
         try {
             answer = resolver.resolve(q);
@@ -266,16 +270,20 @@ public final class Responder implements AutoCloseable {
             }
             switch (a.kind()) {
                 case PATHS:
-                    finish(req.seq(), f, LsCodec.encodeResolveReply(req.seq(), transport.portId(), a.paths().records(use)), Kind.RECORDS);
+                    finish(req.seq(), f,
+                            LsCodec.encodeResolveReply(req.seq(), transport.portId(), a.paths().records(use)),
+                            Kind.RECORDS);
                     break;
                 case FAIL:
-                    finish(req.seq(), f, LsCodec.encodeResolveReply(req.seq(), transport.portId(), List.of()), Kind.FAIL);
+                    finish(req.seq(), f, LsCodec.encodeResolveReply(req.seq(), transport.portId(), List.of()),
+                            Kind.FAIL);
                     break;
                 default:
                     finish(req.seq(), f, LsCodec.encodeResolveError(req.seq(), transport.portId()), Kind.ERR);
             }
-            LOG.debug("RDMA_NL_LS seq {} {} -> {}: {} (rule {}, netns {}, source {})", Integer.toUnsignedString(req.seq()), q.sgid(), q.dgid(),
-                    a.kind(), a.ruleName(), a.origin() == null ? null : a.origin().netnsText(), res.source());
+            LOG.debug("RDMA_NL_LS seq {} {} -> {}: {} (rule {}, netns {}, source {})",
+                    Integer.toUnsignedString(req.seq()), q.sgid(), q.dgid(), a.kind(), a.ruleName(),
+                    a.origin() == null ? null : a.origin().netnsText(), res.source());
         });
     }
 
@@ -325,9 +333,10 @@ public final class Responder implements AutoCloseable {
     }
 
     public Stats stats() {
-        return new Stats(state, stateDetail, received.get(), notKernel.get(), malformed.get(), answered.get(), withRecords.get(),
-                errAnswers.get(), failAnswers.get(), deadlineErrs.get(), reusedSeq.get(), ipResolve.get(), kernelErrors.get(),
-                inFlight.size(), latency.percentileNanos(50), latency.percentileNanos(99));
+        return new Stats(state, stateDetail, received.get(), notKernel.get(), malformed.get(), answered.get(),
+                withRecords.get(), errAnswers.get(), failAnswers.get(), deadlineErrs.get(), reusedSeq.get(),
+                ipResolve.get(), kernelErrors.get(), inFlight.size(), latency.percentileNanos(50),
+                latency.percentileNanos(99));
     }
 
     @Override

@@ -33,7 +33,9 @@ class PathCacheTest {
     };
 
     PathResolver resolver(PathCache cache) {
-        return new PathResolver(() -> host.state(1), PolicyFile.parse("{\"rules\":[{\"name\":\"a\",\"match\":{\"netns\":\"podA\"},\"action\":{\"sl\":7}}]}", 1),
+        return new PathResolver(() -> host.state(1),
+                PolicyFile.parse(
+                        "{\"rules\":[{\"name\":\"a\",\"match\":{\"netns\":\"podA\"},\"action\":{\"sl\":7}}]}", 1),
                 counting, cache);
     }
 
@@ -67,7 +69,8 @@ class PathCacheTest {
     void aPolicyReloadMakesEveryCachedAnswerUnreachable() {
         PathResolver r = resolver(new PathCache(100, Duration.ofMinutes(5), 0));
         assertThat(r.resolve(q(0x8001)).join().answer().paths().primary().sl()).isEqualTo(7);
-        r.setPolicy(PolicyFile.parse("{\"rules\":[{\"name\":\"a\",\"match\":{\"netns\":\"podA\"},\"action\":{\"sl\":2}}]}", 2));
+        r.setPolicy(PolicyFile.parse(
+                "{\"rules\":[{\"name\":\"a\",\"match\":{\"netns\":\"podA\"},\"action\":{\"sl\":2}}]}", 2));
         PathResolver.Result after = r.resolve(q(0x8001)).join();
         assertThat(after.cached()).isFalse();
         assertThat(after.answer().paths().primary().sl()).isEqualTo(2);
@@ -102,8 +105,8 @@ class PathCacheTest {
         r.resolve(q(0xffff)).join();
         Thread.sleep(30);
         assertThat(r.resolve(q(0xffff)).join().cached()).isFalse();
-        PathResolver longLived = new PathResolver(() -> host.state(1), io.cmdemux.pathrecord.policy.Policy.empty(), shortLived,
-                new PathCache(100, Duration.ofMinutes(5), 0));
+        PathResolver longLived = new PathResolver(() -> host.state(1), io.cmdemux.pathrecord.policy.Policy.empty(),
+                shortLived, new PathCache(100, Duration.ofMinutes(5), 0));
         longLived.resolve(q(0xffff)).join();
         Thread.sleep(30);
         assertThat(longLived.resolve(q(0xffff)).join().cached()).isTrue();

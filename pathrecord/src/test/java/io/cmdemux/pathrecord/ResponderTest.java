@@ -48,13 +48,17 @@ class ResponderTest {
 
     Responder start(PathSource source, Policy policy, int timeoutMs) throws Exception {
         IbHost h = new IbHost();
-        PathResolver r = new PathResolver(() -> h.state(1), policy, source, new PathCache(1000, Duration.ofMinutes(5), 0));
-        responder = new Responder(kernel, r, IpResolver.of(Map.of(InetAddresses.parse("192.168.7.20"), Gid.parse("fe80::2:c903:0:77"))), timeoutMs);
+        PathResolver r =
+                new PathResolver(() -> h.state(1), policy, source, new PathCache(1000, Duration.ofMinutes(5), 0));
+        responder = new Responder(kernel, r,
+                IpResolver.of(Map.of(InetAddresses.parse("192.168.7.20"), Gid.parse("fe80::2:c903:0:77"))), timeoutMs);
         responder.start();
         // SET_TIMEOUT first, before any answer.
         byte[] setTimeout = kernel.nextSent(2000);
         assertThat(setTimeout).as("SET_TIMEOUT at start").isNotNull();
-        assertThat(LsChecker.check(new Input("timeout", 0, 1, setTimeout))).containsEntry("rc", "0").containsEntry("timeout", Integer.toString(timeoutMs));
+        assertThat(LsChecker.check(new Input("timeout", 0, 1, setTimeout)))
+                .containsEntry("rc", "0")
+                .containsEntry("timeout", Integer.toString(timeoutMs));
         return responder;
     }
 
@@ -74,7 +78,8 @@ class ResponderTest {
             kernel.fromKernel(g.bytes());
             byte[] reply = kernel.nextSent(2000);
             assertThat(reply).as("a reply to " + g.name()).isNotNull();
-            replies.add(new Input("resolve", Integer.parseInt(g.values().get("path_use")), (int) Long.parseLong(g.values().get("seq")), reply));
+            replies.add(new Input("resolve", Integer.parseInt(g.values().get("path_use")),
+                    (int) Long.parseLong(g.values().get("seq")), reply));
         }
         List<Map<String, String>> judged = LsChecker.check(replies);
         for (int i = 0; i < requests.size(); i++) {
@@ -90,17 +95,33 @@ class ResponderTest {
             }
             assertThat(v).as(g.name()).containsEntry("good", "1").containsEntry("kept", "1").containsEntry("cma", "ok");
             String slot = g.values().get("use").equals("unidirectional") ? "outbound" : "path_rec";
-            assertThat(v).as(g.name()).containsEntry("r0.slot", slot).containsEntry("r0.slid", "2").containsEntry("r0.dgid", dgid)
+            assertThat(v)
+                    .as(g.name())
+                    .containsEntry("r0.slot", slot)
+                    .containsEntry("r0.slid", "2")
+                    .containsEntry("r0.dgid", dgid)
                     .containsEntry("r0.sgid", sgid);
             // fabric.dump: LID 4 "1 : 4 : 7" for GUID ...77, LID 6 "3 : 3 : 7" for GUID ...09.
             if (dgid.endsWith(":77")) {
-                assertThat(v).as(g.name()).containsEntry("r0.dlid", "4").containsEntry("r0.sl", "1").containsEntry("r0.mtu", "4").containsEntry("r0.rate", "7");
+                assertThat(v)
+                        .as(g.name())
+                        .containsEntry("r0.dlid", "4")
+                        .containsEntry("r0.sl", "1")
+                        .containsEntry("r0.mtu", "4")
+                        .containsEntry("r0.rate", "7");
             } else {
-                assertThat(v).as(g.name()).containsEntry("r0.dlid", "6").containsEntry("r0.sl", "3").containsEntry("r0.mtu", "3").containsEntry("r0.rate", "7");
+                assertThat(v)
+                        .as(g.name())
+                        .containsEntry("r0.dlid", "6")
+                        .containsEntry("r0.sl", "3")
+                        .containsEntry("r0.mtu", "3")
+                        .containsEntry("r0.rate", "7");
             }
             String pkey = g.values().get("pkey");
             assertThat(v.get("r0.pkey")).as(g.name()).isEqualTo(pkey.equals("-") ? "0xffff" : pkey);
-            assertThat(v).as(g.name()).containsEntry("r0.reversible", g.values().get("use").equals("unidirectional") ? "0" : "1");
+            assertThat(v)
+                    .as(g.name())
+                    .containsEntry("r0.reversible", g.values().get("use").equals("unidirectional") ? "0" : "1");
         }
         assertThat(responder.stats().answered()).isEqualTo(requests.size());
     }
@@ -124,8 +145,14 @@ class ResponderTest {
             kernel.fromKernel(g.bytes());
             byte[] reply = kernel.nextSent(2000);
             assertThat(reply).as(g.name()).isNotNull();
-            Map<String, String> v = LsChecker.check(new Input("resolve", 0, Integer.parseInt(g.values().get("seq")), reply));
-            assertThat(v).as(g.name()).containsEntry("matched", "1").containsEntry("good", "0").containsEntry("why", "err_flag").containsEntry("fallback", "1");
+            Map<String, String> v = LsChecker.check(
+                    new Input("resolve", 0, Integer.parseInt(g.values().get("seq")), reply));
+            assertThat(v)
+                    .as(g.name())
+                    .containsEntry("matched", "1")
+                    .containsEntry("good", "0")
+                    .containsEntry("why", "err_flag")
+                    .containsEntry("fallback", "1");
         }
         kernel.fromKernel(LsGolden.get("unknown-op").bytes());
         byte[] reply = kernel.nextSent(2000);
@@ -163,8 +190,8 @@ class ResponderTest {
     }
 
     static byte[] request(int seq, String dgid) {
-        return LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(seq, 0, IbHost.DEV, 1, 0, OptionalLong.empty(), Gid.parse(dgid),
-                IbHost.PORT_GID, OptionalInt.empty(), OptionalInt.of(0xffff), OptionalInt.empty(), 0));
+        return LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(seq, 0, IbHost.DEV, 1, 0, OptionalLong.empty(),
+                Gid.parse(dgid), IbHost.PORT_GID, OptionalInt.empty(), OptionalInt.of(0xffff), OptionalInt.empty(), 0));
     }
 
     @Test
@@ -177,10 +204,17 @@ class ResponderTest {
         }
         kernel.fromKernel(request(55, "fe80::2:c903:0:9"));
         byte[] first = kernel.nextSent(2000);
-        assertThat(LsChecker.check(new Input("resolve", 0, 55, first))).containsEntry("good", "0").containsEntry("fallback", "1");
-        held.asked.get(0).complete(ResponderTest.fabric().lookup(PathQuery.of(IbHost.DEV, 1, IbHost.PORT_GID, Gid.parse("fe80::2:c903:0:77"))));
+        assertThat(LsChecker.check(new Input("resolve", 0, 55, first)))
+                .containsEntry("good", "0")
+                .containsEntry("fallback", "1");
+        held.asked
+                .get(0)
+                .complete(ResponderTest.fabric()
+                        .lookup(PathQuery.of(IbHost.DEV, 1, IbHost.PORT_GID, Gid.parse("fe80::2:c903:0:77"))));
         byte[] second = kernel.nextSent(2000);
-        assertThat(LsChecker.check(new Input("resolve", 0, 55, second))).containsEntry("good", "0").containsEntry("fallback", "1");
+        assertThat(LsChecker.check(new Input("resolve", 0, 55, second)))
+                .containsEntry("good", "0")
+                .containsEntry("fallback", "1");
         assertThat(kernel.nextSent(200)).isNull();
         assertThat(responder.stats().reusedSeq()).isEqualTo(1);
     }
@@ -193,10 +227,15 @@ class ResponderTest {
         kernel.fromKernel(request(9, "fe80::2:c903:0:77"));
         byte[] reply = kernel.nextSent(2000);
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        assertThat(LsChecker.check(new Input("resolve", 0, 9, reply))).containsEntry("good", "0").containsEntry("fallback", "1");
+        assertThat(LsChecker.check(new Input("resolve", 0, 9, reply)))
+                .containsEntry("good", "0")
+                .containsEntry("fallback", "1");
         // 200 ms timeout, answered by 180 ms (margin max(20 ms, 10%)).
         assertThat(ms).isBetween(150L, 199L);
-        held.asked.get(0).complete(ResponderTest.fabric().lookup(PathQuery.of(IbHost.DEV, 1, IbHost.PORT_GID, Gid.parse("fe80::2:c903:0:77"))));
+        held.asked
+                .get(0)
+                .complete(ResponderTest.fabric()
+                        .lookup(PathQuery.of(IbHost.DEV, 1, IbHost.PORT_GID, Gid.parse("fe80::2:c903:0:77"))));
         assertThat(kernel.nextSent(200)).as("exactly one answer per query").isNull();
         assertThat(responder.stats().deadlineErrs()).isEqualTo(1);
     }
@@ -214,7 +253,8 @@ class ResponderTest {
 
     @Test
     void anOffResponderSaysWhyAndNeverTouchesATransport() {
-        PathResolver r = new PathResolver(() -> new IbHost().state(1), Policy.empty(), fabric(), new PathCache(10, Duration.ofMinutes(1), 0));
+        PathResolver r = new PathResolver(
+                () -> new IbHost().state(1), Policy.empty(), fabric(), new PathCache(10, Duration.ofMinutes(1), 0));
         Responder off = Responder.off("this kernel has no NETLINK_RDMA", r);
         assertThat(off.state()).isEqualTo(Responder.State.OFF);
         assertThat(off.stats().stateDetail()).contains("NETLINK_RDMA");

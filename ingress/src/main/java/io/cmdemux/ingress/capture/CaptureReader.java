@@ -25,7 +25,8 @@ public final class CaptureReader implements AutoCloseable {
         if (r == null) {
             return null;
         }
-        return new CapturedFrame(r.index(), r.timestampNanos(), r.linktype(), r.data().length, decode(r.linktype(), r.data()));
+        return new CapturedFrame(
+                r.index(), r.timestampNanos(), r.linktype(), r.data().length, decode(r.linktype(), r.data()));
     }
 
     /** Decodes one record's bytes by its link type. */
@@ -49,7 +50,8 @@ public final class CaptureReader implements AutoCloseable {
     /** Linux cooked captures: a pseudo header with the ethertype, then the IP packet. */
     private static FrameResult afterCookedHeader(byte[] data, int headerLength, int protocolAt) {
         if (data.length < headerLength) {
-            return new FrameResult.Failed(0, "Linux cooked header needs " + headerLength + " bytes, " + data.length + " captured");
+            return new FrameResult.Failed(
+                    0, "Linux cooked header needs " + headerLength + " bytes, " + data.length + " captured");
         }
         int protocol = ((data[protocolAt] & 0xff) << 8) | (data[protocolAt + 1] & 0xff);
         if (protocol != RoceDecoder.ETHERTYPE_IPV4 && protocol != RoceDecoder.ETHERTYPE_IPV6) {

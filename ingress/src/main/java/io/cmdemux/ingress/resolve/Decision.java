@@ -36,7 +36,9 @@ public record Decision(
         NO_PORT("no-port"),
         /** No GID entry matched the packet: cm_req_handler sends nothing. */
         NO_GID("no-gid"),
-        /** ib_cm cannot reach the requester through the matched entry's net device (no route, or the device is down). */
+        /**
+         * ib_cm cannot reach the requester through the matched entry's net device (no route, or the device is down).
+         */
         NO_ROUTE("no-route"),
         /** The netstack walk lost the frame (netstack mode). */
         NETSTACK("netstack"),
@@ -73,7 +75,8 @@ public record Decision(
      * such as the choice of the port a captured frame arrived on ({@link IngressPorts}).
      */
     public Decision withFirstStep(TraceStep first) {
-        return new Decision(outcome, rejectReason, dropReason, drop, netdev, netns, listener, mode, new Prefixed(first, trace), topologyGeneration);
+        return new Decision(outcome, rejectReason, dropReason, drop, netdev, netns, listener, mode,
+                new Prefixed(first, trace), topologyGeneration);
     }
 
     /** One step, then a trace that may still be written when first read. */

@@ -14,14 +14,32 @@ import java.util.OptionalInt;
  */
 public final class DecisionCache {
     /** Everything of PacketMeta the resolver reads: not the source port, not the comm ID. */
-    record Key(String device, int port, NetworkType networkType, Gid dgid, Gid ourGid, int pkey, int bthPkey,
-            long serviceId, int cmaVersion, int ipVersion, InetAddress dstIp, InetAddress srcIp, OptionalInt vlan,
-            HwAddr dmac, boolean sidr, QpType qpType, Gid peerGid, Gid srcGid, ResolverMode mode, HostState.Generations generations) {
+    record Key(
+            String device,
+            int port,
+            NetworkType networkType,
+            Gid dgid,
+            Gid ourGid,
+            int pkey,
+            int bthPkey,
+            long serviceId,
+            int cmaVersion,
+            int ipVersion,
+            InetAddress dstIp,
+            InetAddress srcIp,
+            OptionalInt vlan,
+            HwAddr dmac,
+            boolean sidr,
+            QpType qpType,
+            Gid peerGid,
+            Gid srcGid,
+            ResolverMode mode,
+            HostState.Generations generations) {
 
         static Key of(HostState state, PacketMeta m, ResolverMode mode) {
-            return new Key(m.key().device(), m.key().port(), m.networkType(), m.dgid(), m.ourGid(), m.pkey(), m.bthPkey(),
-                    m.serviceId(), m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.vlan(), m.dmac(), m.sidr(), m.qpType(),
-                    m.peerGid(), m.srcGid(), mode, state.generations());
+            return new Key(m.key().device(), m.key().port(), m.networkType(), m.dgid(), m.ourGid(), m.pkey(),
+                    m.bthPkey(), m.serviceId(), m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.vlan(), m.dmac(),
+                    m.sidr(), m.qpType(), m.peerGid(), m.srcGid(), mode, state.generations());
         }
     }
 

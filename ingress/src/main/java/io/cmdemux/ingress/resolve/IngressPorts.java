@@ -77,7 +77,8 @@ public final class IngressPorts {
                 kept.add(h);
             } else if (handedOver == null) {
                 handedOver = linkName(topo, h.netdev()) + " is an active port of bond " + linkName(topo, lands)
-                        + ": bond_handle_frame hands its frames to the bond, whose RDMA device takes them (rxe_udp_encap_recv: the device of skb->dev)";
+                        + ": bond_handle_frame hands its frames to the bond, whose RDMA device takes them "
+                        + "(rxe_udp_encap_recv: the device of skb->dev)";
             }
         }
         if (kept.isEmpty()) {
@@ -86,12 +87,17 @@ public final class IngressPorts {
         Holder chosen = kept.get(0);
         String why;
         if (kept.size() == 1) {
-            why = "several RoCE ports hold " + dgid + (reached.isEmpty() || reached.size() == holders.size() ? ""
-                    : "; the frame's destination MAC " + dmac + " reaches " + String.join(", ", reached.stream().map(Holder::name).toList()))
+            why = "several RoCE ports hold " + dgid
+                    + (reached.isEmpty() || reached.size() == holders.size()
+                            ? ""
+                            : "; the frame's destination MAC " + dmac + " reaches "
+                                    + String.join(
+                                            ", ",
+                                            reached.stream().map(Holder::name).toList()))
                     + (handedOver == null ? "" : "; " + handedOver) + ": " + chosen.name() + "'s own GID table decides";
         } else {
-            why = "several RoCE ports hold " + dgid + " and nothing in the frame tells them apart: the first, " + chosen.name()
-                    + " (name the port with --device)";
+            why = "several RoCE ports hold " + dgid + " and nothing in the frame tells them apart: the first, "
+                    + chosen.name() + " (name the port with --device)";
         }
         return Optional.of(choice(chosen, names, why));
     }
@@ -128,7 +134,9 @@ public final class IngressPorts {
             if (m == null || !(m.info() instanceof LinkInfo.Bond b)) {
                 return cur;
             }
-            boolean active = b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP || b.activeSlave() == 0 || b.activeSlave() == cur.ifindex();
+            boolean active = b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP
+                    || b.activeSlave() == 0
+                    || b.activeSlave() == cur.ifindex();
             if (!active) {
                 return cur; // an inactive slave's frame stays there (RX_HANDLER_EXACT) and reaches no bond
             }
@@ -137,7 +145,10 @@ public final class IngressPorts {
         return cur;
     }
 
-    /** Whether a frame to {@code mac} is for this netdev: its own MAC, a bond port's, or a macvlan child's (a NIC filters for them). */
+    /**
+     * Whether a frame to {@code mac} is for this netdev: its own MAC, a bond port's, or a macvlan child's (a NIC
+     * filters for them).
+     */
     private static boolean receives(TopologySnapshot topo, LinkRef netdev, HwAddr mac) {
         if (netdev == null) {
             return false;
@@ -171,8 +182,14 @@ public final class IngressPorts {
     }
 
     private static Choice choice(Holder h, List<String> candidates, String why) {
-        return new Choice(h.device().name(), h.port().number(), new TraceStep("arrival", "bond_handle_frame / rxe_udp_encap_recv",
-                "which RoCE port's GID table the frame is matched against", candidates, h.name(), why));
+        return new Choice(h.device().name(), h.port().number(),
+                new TraceStep(
+                        "arrival",
+                        "bond_handle_frame / rxe_udp_encap_recv",
+                        "which RoCE port's GID table the frame is matched against",
+                        candidates,
+                        h.name(),
+                        why));
     }
 
     private static String linkName(TopologySnapshot topo, LinkRef r) {
@@ -181,6 +198,7 @@ public final class IngressPorts {
         }
         Link l = topo.link(r);
         NetnsState ns = topo.namespace(r.netns());
-        return (l == null ? "ifindex " + r.ifindex() : l.name()) + "@" + (ns == null ? r.netns().toString() : ns.displayName());
+        return (l == null ? "ifindex " + r.ifindex() : l.name()) + "@"
+                + (ns == null ? r.netns().toString() : ns.displayName());
     }
 }

@@ -52,20 +52,30 @@ final class KernelNetdev extends WalkBase {
                 chosen = e;
                 refs.add(TraceCandidate.ok(ref));
             } else {
-                refs.add(new TraceCandidate(ref, why != null ? why : "shadowed by index " + chosen.index() + ": the lowest matching index wins"));
+                refs.add(new TraceCandidate(ref,
+                        why != null
+                                ? why
+                                : "shadowed by index " + chosen.index() + ": the lowest matching index wins"));
             }
         }
         if (!tracing) {
             return null;
         }
-        step("gid-match", "ib_init_ah_attr_from_wc / rdma_find_gid_by_filter",
-                "destination " + meta.dgid() + ", " + meta.networkType().gidType().text() + vlanText(), cands,
+        step(
+                "gid-match",
+                "ib_init_ah_attr_from_wc / rdma_find_gid_by_filter",
+                "destination " + meta.dgid() + ", "
+                        + meta.networkType().gidType().text() + vlanText(),
+                cands,
                 chosen == null ? null : "index " + chosen.index() + " (ndev " + linkName(chosen.ndev()) + ")",
-                chosen == null ? "no entry matches: cm_req_handler fails in cm_init_av_for_response and sends nothing"
+                chosen == null
+                        ? "no entry matches: cm_req_handler fails in cm_init_av_for_response and sends nothing"
                         : "the lowest matching index wins" + (cands.size() > 1 ? "; the others are shadowed" : ""),
                 // In netstack mode the GID match is only the port's gate: the walk starts again at the port's netdev.
-                chosen == null || mode != ResolverMode.KERNEL ? null
-                        : new TraceRef.GidIndex(meta.key().device(), meta.key().port(), chosen.index(), chosen.ndev()), refs);
+                chosen == null || mode != ResolverMode.KERNEL
+                        ? null
+                        : new TraceRef.GidIndex(meta.key().device(), meta.key().port(), chosen.index(), chosen.ndev()),
+                refs);
         return chosen;
     }
 
@@ -74,7 +84,10 @@ final class KernelNetdev extends WalkBase {
             LinkRef ndev = gidEntry.ndev();
             if (tracing) {
                 step("net-dev", "roce_get_net_dev_by_cm_event", "gid_attr ndev of index " + gidEntry.index(), List.of(),
-                        ndev == null ? null : linkName(ndev), ndev == null ? "the GID entry has no net device: -ENODEV, REJ 28" : "the matched GID entry's ndev",
+                        ndev == null ? null : linkName(ndev),
+                        ndev == null
+                                ? "the GID entry has no net device: -ENODEV, REJ 28"
+                                : "the matched GID entry's ndev",
                         ndev == null ? null : new TraceRef.Netdev(ndev), List.of());
             }
             return ndev;
@@ -87,10 +100,17 @@ final class KernelNetdev extends WalkBase {
         OptionalInt pkeyIndex = port.pkeys().indexOf(meta.pkey());
         if (tracing) {
             step("pkey-index", "ib_find_cached_pkey", "P_Key 0x" + Integer.toHexString(meta.pkey()),
-                    port.pkeys().pkeys().stream().map(p -> String.format("0x%04x", p)).toList(),
+                    port.pkeys().pkeys().stream()
+                            .map(p -> String.format("0x%04x", p))
+                            .toList(),
                     pkeyIndex.isPresent() ? "index " + pkeyIndex.getAsInt() : null,
-                    pkeyIndex.isPresent() ? "low 15 bits compared, full membership preferred" : "P_Key not in the table: no net device, REJ 28",
-                    pkeyIndex.isPresent() ? new TraceRef.PkeyIndex(meta.key().device(), meta.key().port(), pkeyIndex.getAsInt()) : null, List.of());
+                    pkeyIndex.isPresent()
+                            ? "low 15 bits compared, full membership preferred"
+                            : "P_Key not in the table: no net device, REJ 28",
+                    pkeyIndex.isPresent()
+                            ? new TraceRef.PkeyIndex(meta.key().device(), meta.key().port(), pkeyIndex.getAsInt())
+                            : null,
+                    List.of());
         }
         if (pkeyIndex.isEmpty()) {
             return null;
@@ -120,38 +140,58 @@ final class KernelNetdev extends WalkBase {
             LinkRef dev = l2Matches.get(0);
             LinkRef result = topo.masterOf(dev).orElse(dev);
             if (tracing) {
-                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2,
-                        linkName(result), result.equals(dev) ? "exactly one IPoIB device matches" : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)",
+                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)",
+                        "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, linkName(result),
+                        result.equals(dev)
+                                ? "exactly one IPoIB device matches"
+                                : "exactly one matches; its bonding master is returned (ipoib_get_master_net_dev)",
                         new TraceRef.Netdev(result), l2Refs);
             }
             return result;
         }
         if (l2Matches.isEmpty()) {
             if (tracing) {
-                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+                step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)",
+                        "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
                         "no IPoIB device matches: no net device, REJ 28", null, l2Refs);
             }
             return null;
         }
         if (tracing) {
-            step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)", "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
+            step("ipoib-l2", "ipoib_match_gid_pkey_addr (L2)",
+                    "P_Key index " + pkeyIndex.getAsInt() + ", GID " + meta.ourGid(), l2, null,
                     "two or more match: try the destination IP (L3 pass)", null, l2Refs);
         }
-        // L3: the first matching device, or upper of it at any depth, that owns the IP in its own namespace.
+        return ipoibByAddress(port, order, pkeyIndex);
+    }
+
+    /**
+     * ipoib_get_net_dev_match_addr, the L3 pass when the P_Key index and GID match more than one device: the
+     * first of them, or an upper of it at any depth, that owns the destination IP in its own namespace.
+     */
+    private LinkRef ipoibByAddress(RdmaPort port, List<LinkRef> order, OptionalInt pkeyIndex) {
         List<String> l3 = tracing ? new ArrayList<>() : null;
         List<TraceCandidate> l3Refs = tracing ? new ArrayList<>() : null;
         LinkRef first = null;
         int matches = 0;
         for (LinkRef d : order) {
             Link l = topo.link(d);
-            if (!ipoibPkeyIndex(port, l).equals(pkeyIndex) || !(meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l)))) {
+            if (!ipoibPkeyIndex(port, l).equals(pkeyIndex)
+                    || !(meta.ourGid() == null || meta.ourGid().equals(ipoibGid(l)))) {
                 continue;
             }
             LinkRef owner = ownsIp(d) ? d : firstUpperOwning(d);
             if (tracing) {
-                l3.add(l.name() + (owner == null ? " — neither it nor an upper holds " + text(meta.dstIp()) : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
-                l3Refs.add(new TraceCandidate(new TraceRef.Netdev(owner == null ? d : owner), owner == null ? "neither it nor an upper holds " + text(meta.dstIp())
-                        : first != null ? "holds it too, but the first in the list wins (duplicate IP address detected)" : null));
+                l3.add(l.name()
+                        + (owner == null
+                                ? " — neither it nor an upper holds " + text(meta.dstIp())
+                                : " — " + linkName(owner) + " holds " + text(meta.dstIp())));
+                l3Refs.add(new TraceCandidate(new TraceRef.Netdev(owner == null ? d : owner),
+                        owner == null
+                                ? "neither it nor an upper holds " + text(meta.dstIp())
+                                : first != null
+                                        ? "holds it too, but the first in the list wins (duplicate IP address detected)"
+                                        : null));
             }
             if (owner != null) {
                 matches++;
@@ -164,9 +204,13 @@ final class KernelNetdev extends WalkBase {
             }
         }
         if (tracing) {
-            step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3, first == null ? null : linkName(first),
-                    first == null ? "no device holds the address: no net device, REJ 28"
-                            : matches > 1 ? "duplicate IP address detected: the kernel warns and takes the first" : "exactly one holds the address",
+            step("ipoib-l3", "ipoib_get_net_dev_match_addr (L3)", "destination " + text(meta.dstIp()), l3,
+                    first == null ? null : linkName(first),
+                    first == null
+                            ? "no device holds the address: no net device, REJ 28"
+                            : matches > 1
+                                    ? "duplicate IP address detected: the kernel warns and takes the first"
+                                    : "exactly one holds the address",
                     first == null ? null : new TraceRef.Netdev(first), l3Refs);
         }
         return first;
@@ -186,8 +230,8 @@ final class KernelNetdev extends WalkBase {
      * @return null when the route is there, else why not (the drop's reason)
      */
     String answerRoute(GidEntry entry) {
-        String why = route(entry, entry.gid(), meta.srcGid(), "cm_init_av_for_response / ib_resolve_unicast_gid_dmac", "resolve-requester",
-                "the packet's source");
+        String why = route(entry, entry.gid(), meta.srcGid(), "cm_init_av_for_response / ib_resolve_unicast_gid_dmac",
+                "resolve-requester", "the packet's source");
         return why == null ? null : why + "; cm_req_handler drops the request and sends nothing";
     }
 
@@ -199,8 +243,14 @@ final class KernelNetdev extends WalkBase {
      * lose that REJ, and the requester hears nothing. A SIDR REQ has no path and no such step.
      */
     boolean pathRoute(GidEntry entry) {
-        return route(entry, meta.ourGid(), meta.peerGid(), "cm_init_av_by_path / roce_resolve_route_from_path", "path-route",
-                "the REQ's primary local port GID") == null;
+        return route(
+                        entry,
+                        meta.ourGid(),
+                        meta.peerGid(),
+                        "cm_init_av_by_path / roce_resolve_route_from_path",
+                        "path-route",
+                        "the REQ's primary local port GID")
+                == null;
     }
 
     private String route(GidEntry entry, Gid ours, Gid peer, String fn, String stepName, String peerName) {
@@ -214,13 +264,17 @@ final class KernelNetdev extends WalkBase {
         }
         RouteCheck.Result rc = RouteCheck.outputRoute(ns, ndev, ours.toInetAddress(), peer.toInetAddress(), tracing);
         if (!rc.ok() && rc.why() == null) {
-            rc = RouteCheck.outputRoute(ns, ndev, ours.toInetAddress(), peer.toInetAddress(), true); // the drop's reason, in words
+            rc = RouteCheck.outputRoute(
+                    ns, ndev, ours.toInetAddress(), peer.toInetAddress(), true); // the drop's reason, in words
         }
         if (tracing) {
-            // In kernel mode the walk stands on the entry's net device already; netstack mode only passes the gate here.
-            step(stepName, fn, "from our GID " + ours + " to " + peerName + " " + peer + " with oif " + ndev.name() + " in " + ns.displayName(),
-                    List.of(), rc.ok() ? ndev.name() : null, rc.why(), rc.ok() && mode == ResolverMode.KERNEL ? new TraceRef.Netdev(ndevRef) : null,
-                    List.of());
+            // In kernel mode the walk stands on the entry's net device
+            // already; netstack mode only passes the gate here.
+            step(stepName, fn,
+                    "from our GID " + ours + " to " + peerName + " " + peer + " with oif " + ndev.name() + " in "
+                            + ns.displayName(),
+                    List.of(), rc.ok() ? ndev.name() : null, rc.why(),
+                    rc.ok() && mode == ResolverMode.KERNEL ? new TraceRef.Netdev(ndevRef) : null, List.of());
         }
         return rc.ok() ? null : rc.why();
     }

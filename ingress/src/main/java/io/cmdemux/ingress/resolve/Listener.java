@@ -34,7 +34,8 @@ public record Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress
     /** A listener with the QP type ucma gives its port space (RC, or UD for RDMA_PS_UDP and RDMA_PS_IPOIB). */
     public Listener(NetnsId netns, PortSpace portSpace, int port, InetAddress address, boolean afonly,
             int boundIfindex, long bindOrder, String device, String owner) {
-        this(netns, portSpace, port, address, afonly, boundIfindex, bindOrder, device, owner, QpType.defaultFor(portSpace));
+        this(netns, portSpace, port, address, afonly, boundIfindex, bindOrder, device, owner,
+                QpType.defaultFor(portSpace));
     }
 
     /**

@@ -24,7 +24,8 @@ final class ListenerMatch extends WalkBase {
      * The listener that takes the request, or null when none does (REJ 28, or IB_SIDR_REJECT): the
      * newest listener of the bind list that matches, if the checks after cma_find_listener pass.
      */
-    Listener find(List<Listener> bindList, RdmaDevice device, RdmaPort port, LinkRef netdev, PortSpace ps, String nsName) {
+    Listener find(
+            List<Listener> bindList, RdmaDevice device, RdmaPort port, LinkRef netdev, PortSpace ps, String nsName) {
         List<String> tried = tracing ? new ArrayList<>() : null;
         List<TraceCandidate> triedRefs = tracing ? new ArrayList<>() : null;
         for (Listener l : bindList) {
@@ -33,8 +34,10 @@ final class ListenerMatch extends WalkBase {
                 tried.add(describe(l) + (why == null ? "" : " — " + why));
                 triedRefs.add(new TraceCandidate(new TraceRef.Listen(l), why));
                 if (why == null) {
-                    step("listener", "cma_find_listener", ps.kernelName() + " port " + meta.port() + " in " + nsName, tried, describe(l),
-                            "the most recently bound listener whose address matches the header (cma_match_private_data) and whose device and net device match (cma_match_net_dev)",
+                    step("listener", "cma_find_listener", ps.kernelName() + " port " + meta.port() + " in " + nsName,
+                            tried, describe(l), "the most recently bound listener whose address matches the header "
+                                    + "(cma_match_private_data) and whose device and net device match "
+                                    + "(cma_match_net_dev)",
                             new TraceRef.Listen(l), triedRefs);
                 }
             }
@@ -44,8 +47,8 @@ final class ListenerMatch extends WalkBase {
             }
         }
         if (tracing) {
-            step("listener", "cma_find_listener", ps.kernelName() + " port " + meta.port() + " in " + nsName, tried, null,
-                    "no listener matches: -EINVAL, REJ 28", null, triedRefs);
+            step("listener", "cma_find_listener", ps.kernelName() + " port " + meta.port() + " in " + nsName, tried,
+                    null, "no listener matches: -EINVAL, REJ 28", null, triedRefs);
         }
         return null;
     }
@@ -69,14 +72,17 @@ final class ListenerMatch extends WalkBase {
             }
         }
         if (!deviceUsable(dev, l)) {
-            return l.device() != null ? "attached to device " + l.device() : "its namespace may not use " + dev.name() + " (exclusive netns mode)";
+            return l.device() != null
+                    ? "attached to device " + l.device()
+                    : "its namespace may not use " + dev.name() + " (exclusive netns mode)";
         }
         if (netdev != null && meta.dstIp() instanceof Inet6Address a6 && a6.isLinkLocalAddress()) {
             if (!netdev.netns().equals(l.netns())) {
                 return "IPv6 link-local: another namespace";
             }
             if (l.boundIfindex() != 0 && l.boundIfindex() != netdev.ifindex()) {
-                return "IPv6 link-local: bound to ifindex " + l.boundIfindex() + ", the request came on " + netdev.ifindex();
+                return "IPv6 link-local: bound to ifindex " + l.boundIfindex() + ", the request came on "
+                        + netdev.ifindex();
             }
         }
         return null;
@@ -90,11 +96,22 @@ final class ListenerMatch extends WalkBase {
     boolean qpTypeMatches(Listener l) {
         boolean ok = meta.sidr() ? l.qpType() == QpType.UD : l.qpType() == meta.qpType();
         if (tracing) {
-            String req = meta.sidr() ? "a SIDR REQ (UD)" : "a REQ of QP type " + (meta.qpType() == null ? "0 (transport no rdma_cm id has)" : meta.qpType().rdmaName());
-            // A check that passes stays at the listener (the picture merges it into that hop); one that fails ends the walk.
-            step("qp-type", "cma_ib_check_req_qp_type", req + "; the " + l.portSpace().kernelName() + " listener is " + l.qpType().rdmaName(),
-                    List.of(), ok ? describe(l) : null, ok ? "the QP types agree"
-                            : "the listener's QP type is not the request's: -EINVAL, " + (meta.sidr() ? "SIDR REP IB_SIDR_REJECT" : "REJ 28"),
+            String req = meta.sidr()
+                    ? "a SIDR REQ (UD)"
+                    : "a REQ of QP type "
+                            + (meta.qpType() == null
+                                    ? "0 (transport no rdma_cm id has)"
+                                    : meta.qpType().rdmaName());
+            // A check that passes stays at the listener (the picture
+            // merges it into that hop); one that fails ends the walk.
+            step("qp-type", "cma_ib_check_req_qp_type",
+                    req + "; the " + l.portSpace().kernelName() + " listener is "
+                            + l.qpType().rdmaName(),
+                    List.of(), ok ? describe(l) : null,
+                    ok
+                            ? "the QP types agree"
+                            : "the listener's QP type is not the request's: -EINVAL, "
+                                    + (meta.sidr() ? "SIDR REP IB_SIDR_REJECT" : "REJ 28"),
                     ok ? new TraceRef.Listen(l) : null, List.of());
         }
         return ok;
@@ -117,7 +134,8 @@ final class ListenerMatch extends WalkBase {
         if (l.portSpace() == PortSpace.IPOIB) {
             why = "an RDMA_PS_IPOIB id on a RoCE port (dev_type is not ARPHRD_INFINIBAND): -EINVAL, REJ 28";
         } else if (meta.afIb() || l.afIb()) {
-            why = (meta.afIb() ? "an AF_IB request" : "an AF_IB listener") + " on a RoCE port: cma_validate_port finds no GID, -ENODEV, REJ 28";
+            why = (meta.afIb() ? "an AF_IB request" : "an AF_IB listener")
+                    + " on a RoCE port: cma_validate_port finds no GID, -ENODEV, REJ 28";
         } else {
             Gid ours = Gid.ofIp(meta.dstIp());
             GidType type = defaultGidType(port);
@@ -135,9 +153,12 @@ final class ListenerMatch extends WalkBase {
             }
         }
         if (tracing) {
-            step("acquire-dev", "cma_ib_acquire_dev / cma_validate_port", meta.key().device() + "/" + meta.key().port() + ", "
-                    + l.portSpace().kernelName() + (meta.afIb() ? ", AF_IB" : ", our address " + text(meta.dstIp())), List.of(),
-                    why == null ? chosen : null, why == null ? "the new id's GID is on the port, with the request's net device" : why,
+            step("acquire-dev", "cma_ib_acquire_dev / cma_validate_port",
+                    meta.key().device() + "/" + meta.key().port() + ", "
+                            + l.portSpace().kernelName()
+                            + (meta.afIb() ? ", AF_IB" : ", our address " + text(meta.dstIp())),
+                    List.of(), why == null ? chosen : null,
+                    why == null ? "the new id's GID is on the port, with the request's net device" : why,
                     why == null ? new TraceRef.Listen(l) : null, List.of());
         }
         return why == null;

@@ -43,18 +43,26 @@ final class NetstackWalk extends WalkBase {
         static final Rx STAY = new Rx(null, null);
     }
 
-    /** The device the frame is delivered on, or why it never is; {@code Rx(null, null)} when the port has no net device. */
+    /**
+     * The device the frame is delivered on, or why it never is; {@code Rx(null, null)} when the port has no net device.
+     */
     Rx netdev(RdmaPort port) {
         LinkRef dev;
         if (port.roce()) {
             dev = port.netdev();
             if (dev == null || topo.link(dev) == null) {
-                step("rx-start", "netif_receive_skb", "RoCE port net device", List.of(), null, "the port has no net device");
+                step("rx-start", "netif_receive_skb", "RoCE port net device", List.of(), null,
+                        "the port has no net device");
                 return Rx.STAY;
             }
             if (tracing) {
-                step("rx-start", "netif_receive_skb", "frame to " + (meta.dmac() == null ? "(MAC unknown)" : meta.dmac().toString()) + vlanText(),
-                        List.of(), linkName(dev), "the port's net device receives the frame", new TraceRef.Netdev(dev), List.of());
+                step("rx-start", "netif_receive_skb",
+                        "frame to "
+                                + (meta.dmac() == null
+                                        ? "(MAC unknown)"
+                                        : meta.dmac().toString()) + vlanText(),
+                        List.of(), linkName(dev), "the port's net device receives the frame", new TraceRef.Netdev(dev),
+                        List.of());
             }
         } else {
             Rx rx = ipoibRxDevice(port);
@@ -83,7 +91,9 @@ final class NetstackWalk extends WalkBase {
         return local(dev);
     }
 
-    /** The handler of {@code dev}'s master: a bond (bond_handle_frame) or a bridge (br_handle_frame); STAY without one. */
+    /**
+     * The handler of {@code dev}'s master: a bond (bond_handle_frame) or a bridge (br_handle_frame); STAY without one.
+     */
     private Rx master(LinkRef dev) {
         Optional<LinkRef> master = topo.masterOf(dev);
         Link m = master.map(topo::link).orElse(null);
@@ -92,10 +102,13 @@ final class NetstackWalk extends WalkBase {
         }
         Link l = topo.link(dev);
         if (m.info() instanceof LinkInfo.Bond b) {
-            boolean active = b.activeSlave() == 0 || b.activeSlave() == dev.ifindex() || b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP;
+            boolean active = b.activeSlave() == 0
+                    || b.activeSlave() == dev.ifindex()
+                    || b.mode() != LinkInfo.Bond.MODE_ACTIVEBACKUP;
             if (tracing) {
-                step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")", List.of(),
-                        active ? m.name() : null, active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it",
+                step("rx-bond", "bond_handle_frame", l.name() + " is a port of " + m.name() + " (" + b.modeName() + ")",
+                        List.of(), active ? m.name() : null,
+                        active ? "the bond takes the frame" : "an inactive slave in active-backup mode drops it",
                         active ? new TraceRef.Netdev(master.get()) : null, List.of());
             }
             return active ? Rx.to(master.get()) : Rx.dropped("frame arrived on inactive bond slave " + l.name());
@@ -103,16 +116,24 @@ final class NetstackWalk extends WalkBase {
         if (m.info() instanceof LinkInfo.Bridge) {
             boolean local = meta.dmac() != null && meta.dmac().equals(m.mac());
             if (tracing) {
-                step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(), local ? m.name() : null,
-                        local ? "the frame is for the bridge itself" : "the bridge forwards it to another port; no local device gets it",
+                step("rx-bridge", "br_handle_frame", l.name() + " is a port of bridge " + m.name(), List.of(),
+                        local ? m.name() : null,
+                        local
+                                ? "the frame is for the bridge itself"
+                                : "the bridge forwards it to another port; no local device gets it",
                         local ? new TraceRef.Netdev(master.get()) : null, List.of());
             }
-            return local ? Rx.to(master.get()) : Rx.dropped("bridged past " + m.name() + ": the frame is not for a local device");
+            return local
+                    ? Rx.to(master.get())
+                    : Rx.dropped("bridged past " + m.name() + ": the frame is not for a local device");
         }
         return Rx.STAY;
     }
 
-    /** vlan_do_receive: a tagged frame goes to the vlan device of its VID (the lowest ifindex if several), or is dropped. */
+    /**
+     * vlan_do_receive: a tagged frame goes to the vlan device of its VID (the lowest ifindex if several), or is
+     * dropped.
+     */
     private Rx vlan(LinkRef dev) {
         Link l = topo.link(dev);
         LinkRef vdev = null;
@@ -132,11 +153,16 @@ final class NetstackWalk extends WalkBase {
             }
         }
         if (tracing) {
-            step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c, vdev == null ? null : linkName(vdev),
-                    vdev == null ? "no vlan device has this VID: the frame is dropped" : "the vlan device with this VID takes the frame",
+            step("rx-vlan", "vlan_do_receive", "VID " + meta.vlan().getAsInt() + " on " + l.name(), c,
+                    vdev == null ? null : linkName(vdev),
+                    vdev == null
+                            ? "no vlan device has this VID: the frame is dropped"
+                            : "the vlan device with this VID takes the frame",
                     vdev == null ? null : new TraceRef.Netdev(vdev), refs);
         }
-        return vdev == null ? Rx.dropped("no vlan device for VID " + meta.vlan().getAsInt() + " on " + l.name()) : Rx.to(vdev);
+        return vdev == null
+                ? Rx.dropped("no vlan device for VID " + meta.vlan().getAsInt() + " on " + l.name())
+                : Rx.to(vdev);
     }
 
     /**
@@ -159,7 +185,8 @@ final class NetstackWalk extends WalkBase {
                 if (kl != null && kl.info() instanceof LinkInfo.Macvlan && dev.equals(topo.parentOf(k).orElse(null))) {
                     if (tracing) {
                         c.add(kl.name() + " macvlan " + kl.mac());
-                        refs.add(new TraceCandidate(new TraceRef.Netdev(k), next == null ? null : "an earlier upper took the frame"));
+                        refs.add(new TraceCandidate(
+                                new TraceRef.Netdev(k), next == null ? null : "an earlier upper took the frame"));
                     }
                     if (next == null) {
                         next = k;
@@ -184,19 +211,23 @@ final class NetstackWalk extends WalkBase {
                         c.add(kl.name() + " ipvlan " + iv.modeName());
                     }
                     claim = iv.mode() == LinkInfo.Ipvlan.MODE_L2
-                            ? "ipvlan_handle_mode_l2: slaves share the master's MAC, so unicast frames are matched by IP"
+                            ? "ipvlan_handle_mode_l2: slaves share the master's MAC, "
+                                    + "so unicast frames are matched by IP"
                             : "ipvlan_handle_mode_l3: the slave that holds the destination IP";
                 } else if (kl.info() instanceof LinkInfo.Macvlan && meta.dmac() == null) {
                     if (tracing) {
                         c.add(kl.name() + " macvlan " + kl.mac());
                     }
-                    claim = "no destination MAC known; the macvlan that holds the IP is the one ARP/ND would have named";
+                    claim =
+                            "no destination MAC known; "
+                                    + "the macvlan that holds the IP is the one ARP/ND would have named";
                 }
                 if (claim == null) {
                     continue;
                 }
                 if (tracing) {
-                    refs.add(new TraceCandidate(new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
+                    refs.add(new TraceCandidate(
+                            new TraceRef.Netdev(child), next == null ? null : "an earlier upper took the frame"));
                 }
                 if (next == null) {
                     next = child;
@@ -212,7 +243,8 @@ final class NetstackWalk extends WalkBase {
                                 : "no upper claims the frame; it stays on " + l.name(),
                         new TraceRef.Netdev(dev), refs);
             } else {
-                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how, new TraceRef.Netdev(next), refs);
+                step("rx-upper", "rx_handler", "on " + l.name(), c, linkName(next), how, new TraceRef.Netdev(next),
+                        refs);
             }
         }
         return next == null ? Rx.STAY : Rx.to(next);
@@ -239,13 +271,20 @@ final class NetstackWalk extends WalkBase {
             }
         }
         if (tracing) {
-            step("rx-local", "ip_route_input / ip_local_deliver", "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev),
-                    holders, !held ? null : linkName(dev),
-                    !held ? "no device in that namespace holds the address: not for this host"
-                            : ownsIp(dev) ? "the receiving device holds the address" : "another device of the namespace holds it; a weak-host stack delivers it anyway",
+            step("rx-local", "ip_route_input / ip_local_deliver",
+                    "destination " + text(meta.dstIp()) + " in the namespace of " + linkName(dev), holders,
+                    !held ? null : linkName(dev),
+                    !held
+                            ? "no device in that namespace holds the address: not for this host"
+                            : ownsIp(dev)
+                                    ? "the receiving device holds the address"
+                                    : "another device of the namespace holds it; a weak-host stack delivers it anyway",
                     !held ? null : new TraceRef.Netdev(dev), List.of());
         }
-        return held ? Rx.to(dev) : Rx.dropped("the netstack's final device " + linkName(dev) + " is in a namespace that does not hold " + text(meta.dstIp()));
+        return held
+                ? Rx.to(dev)
+                : Rx.dropped("the netstack's final device " + linkName(dev) + " is in a namespace that does not hold "
+                        + text(meta.dstIp()));
     }
 
     /** IB in netstack mode: the IPoIB child whose P_Key and GID the packet names, else the parent. */
@@ -282,17 +321,26 @@ final class NetstackWalk extends WalkBase {
             List<TraceCandidate> refs = new ArrayList<>();
             for (int i = 0; i < order.size(); i++) {
                 LinkRef d = order.get(i);
-                String no = misses.get(i) != null ? misses.get(i)
-                        : d.equals(chosen) ? null : "matches too, but neither it nor an upper holds " + text(meta.dstIp());
+                String no = misses.get(i) != null
+                        ? misses.get(i)
+                        : d.equals(chosen)
+                                ? null
+                                : "matches too, but neither it nor an upper holds " + text(meta.dstIp());
                 refs.add(new TraceCandidate(new TraceRef.Netdev(d), no));
             }
-            step("rx-ipoib", "ipoib_ib_handle_rx_wc", "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
+            step("rx-ipoib", "ipoib_ib_handle_rx_wc",
+                    "P_Key 0x" + Integer.toHexString(meta.pkey()) + ", GID " + meta.ourGid(), c,
                     chosen == null ? null : linkName(chosen),
-                    chosen == null ? "no IPoIB device takes the packet" : hits.size() > 1 ? "children share the GID; the one whose stack holds the IP" : "the IPoIB device with this P_Key and GID",
+                    chosen == null
+                            ? "no IPoIB device takes the packet"
+                            : hits.size() > 1
+                                    ? "children share the GID; the one whose stack holds the IP"
+                                    : "the IPoIB device with this P_Key and GID",
                     chosen == null ? null : new TraceRef.Netdev(chosen), refs);
         }
         if (chosen == null) {
-            return Rx.dropped("no IPoIB device on " + meta.key().device() + "/" + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey()));
+            return Rx.dropped("no IPoIB device on " + meta.key().device() + "/"
+                    + meta.key().port() + " for P_Key 0x" + Integer.toHexString(meta.pkey()));
         }
         return Rx.to(chosen);
     }

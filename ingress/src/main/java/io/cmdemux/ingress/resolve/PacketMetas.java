@@ -23,23 +23,26 @@ public final class PacketMetas {
         NetworkType type = NetworkType.ROCE_V2; // the decoder only accepts RoCEv2 (UDP 4791) frames
         if (m instanceof CmReq req) {
             Head h = head(req.serviceId(), req.privateData());
-            return Optional.of(new PacketMeta(new IngressKey(device, port, req.primaryPath().remoteGid().lo(), req.pkey()), type, dgid,
-                    req.primaryPath().remoteGid(), req.primaryPath().localGid(), req.pkey(), frame.bth().pkey(), req.serviceId(),
-                    h.cmaVersion, h.ipVersion, h.dst, h.src, h.srcPort, vlanId, frame.l2() == null ? null : frame.l2().dst(), false,
-                    Integer.toUnsignedLong(req.localCommId()), QpType.ofReq(req.transportServiceType(), req.extendedTransportType()),
-                    frame.l3().src()));
+            return Optional.of(new PacketMeta(
+                    new IngressKey(device, port, req.primaryPath().remoteGid().lo(), req.pkey()), type, dgid,
+                    req.primaryPath().remoteGid(), req.primaryPath().localGid(), req.pkey(), frame.bth().pkey(),
+                    req.serviceId(), h.cmaVersion, h.ipVersion, h.dst, h.src, h.srcPort, vlanId,
+                    frame.l2() == null ? null : frame.l2().dst(), false, Integer.toUnsignedLong(req.localCommId()),
+                    QpType.ofReq(req.transportServiceType(), req.extendedTransportType()), frame.l3().src()));
         }
         if (m instanceof CmSidrReq sidr) {
             Head h = head(sidr.serviceId(), sidr.privateData());
             // A SIDR REQ carries no path: our GID is the packet's destination (cma_save_req_info sets has_gid = false).
-            return Optional.of(new PacketMeta(new IngressKey(device, port, dgid.lo(), sidr.pkey()), type, dgid, null, frame.l3().src(),
-                    sidr.pkey(), frame.bth().pkey(), sidr.serviceId(), h.cmaVersion, h.ipVersion, h.dst, h.src, h.srcPort, vlanId,
-                    frame.l2() == null ? null : frame.l2().dst(), true, Integer.toUnsignedLong(sidr.requestId()), null, frame.l3().src()));
+            return Optional.of(new PacketMeta(new IngressKey(device, port, dgid.lo(), sidr.pkey()), type, dgid, null,
+                    frame.l3().src(), sidr.pkey(), frame.bth().pkey(), sidr.serviceId(), h.cmaVersion, h.ipVersion,
+                    h.dst, h.src, h.srcPort, vlanId, frame.l2() == null ? null : frame.l2().dst(), true,
+                    Integer.toUnsignedLong(sidr.requestId()), null, frame.l3().src()));
         }
         return Optional.empty();
     }
 
-    private record Head(int cmaVersion, int ipVersion, java.net.InetAddress dst, java.net.InetAddress src, int srcPort) {}
+    private record Head(
+            int cmaVersion, int ipVersion, java.net.InetAddress dst, java.net.InetAddress src, int srcPort) {}
 
     private static Head head(long serviceId, Octets privateData) {
         CmAddressing a = CmAddressing.of(serviceId, privateData);

@@ -50,7 +50,9 @@ public enum QpType {
         }
     }
 
-    /** What ucma_get_qp_type gives an id of this port space when the user has no say (RC for RDMA_PS_IB, as librdmacm). */
+    /**
+     * What ucma_get_qp_type gives an id of this port space when the user has no say (RC for RDMA_PS_IB, as librdmacm).
+     */
     public static QpType defaultFor(PortSpace ps) {
         return ps == PortSpace.UDP || ps == PortSpace.IPOIB ? UD : RC;
     }

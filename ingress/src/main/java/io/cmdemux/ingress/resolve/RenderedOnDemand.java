@@ -30,7 +30,8 @@ final class RenderedOnDemand extends AbstractList<TraceStep> implements RandomAc
         if (s == null) {
             // Pure and deterministic: two threads racing here write equal lists.
             Decision traced = Resolver.resolveTraced(state, meta, mode);
-            assert sameAnswer(traced, Resolver.resolve(state, meta, mode)) : "the traced walk answers differently from the untraced one: " + traced;
+            assert sameAnswer(traced, Resolver.resolve(state, meta, mode))
+                    : "the traced walk answers differently from the untraced one: " + traced;
             s = traced.trace();
             steps = s;
         }

@@ -36,7 +36,8 @@ public final class Resolver {
      * @param ip our address when one is known (it breaks a tie between IPoIB children that share a
      *     P_Key, the L3 pass); null otherwise, and then a tie gives no net device
      */
-    public static NetdevLookup netdevFor(HostState state, String device, int port, Gid gid, int pkey, java.net.InetAddress ip) {
+    public static NetdevLookup netdevFor(
+            HostState state, String device, int port, Gid gid, int pkey, java.net.InetAddress ip) {
         int ipVersion = ip == null ? 0 : ip instanceof java.net.Inet4Address ? 4 : 6;
         PacketMeta meta = new PacketMeta(new IngressKey(device, port, gid.lo(), pkey), NetworkType.IB, gid, gid, null,
                 pkey, pkey, 0, 0, ipVersion, ip, null, 0, OptionalInt.empty(), null, false, 0, null, null);

@@ -50,7 +50,9 @@ final class RouteCheck {
         for (int table : V4_TABLES) {
             // fib_table_lookup: longest prefix first; a reject type ends the lookup before nexthops are looked at.
             for (Route r : candidates(ns, table, peer, 32)) {
-                if (r.type() == Route.RTN_UNREACHABLE || r.type() == Route.RTN_BLACKHOLE || r.type() == Route.RTN_PROHIBIT) {
+                if (r.type() == Route.RTN_UNREACHABLE
+                        || r.type() == Route.RTN_BLACKHOLE
+                        || r.type() == Route.RTN_PROHIBIT) {
                     return explain ? new Result(false, describe(ns, r, table) + " rejects the lookup") : NOT_OK;
                 }
                 if (r.type() == RTN_THROW) {
@@ -62,8 +64,11 @@ final class RouteCheck {
                 // fib_lookup_good_nhc: a nexthop on another device does not satisfy flowi4_oif; try shorter prefixes
             }
         }
-        return explain ? new Result(false, "no route to " + InetAddresses.toText(peer) + " leaves through " + ndev.name()
-                + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")") : NOT_OK;
+        return explain
+                ? new Result(false,
+                        "no route to " + InetAddresses.toText(peer) + " leaves through " + ndev.name()
+                                + " in any table (fib_lookup with flowi4_oif=" + ndev.ifindex() + ")")
+                : NOT_OK;
     }
 
     /**
@@ -79,10 +84,16 @@ final class RouteCheck {
             return new Result(false, "our GID and the peer's are of different families (IPv4 and IPv6): -EINVAL");
         }
         if (!ndev.up()) {
-            return explain ? new Result(false, ndev.name() + " is down: the route lookup with it as output fails (-ENETUNREACH)") : NOT_OK;
+            return explain
+                    ? new Result(
+                            false, ndev.name() + " is down: the route lookup with it as output fails (-ENETUNREACH)")
+                    : NOT_OK;
         }
         if (peer instanceof Inet4Address) {
-            return explain ? new Result(true, "IPv4 with flowi4_oif=" + ndev.name() + ": a destination no route fits is taken as on-link") : OK;
+            return explain
+                    ? new Result(true,
+                            "IPv4 with flowi4_oif=" + ndev.name() + ": a destination no route fits is taken as on-link")
+                    : OK;
         }
         return validate6(ns, ndev, (Inet6Address) ours, (Inet6Address) peer, true, explain);
     }
@@ -93,7 +104,8 @@ final class RouteCheck {
     }
 
     /** An IPv6 lookup of the peer with oif = ndev; {@code strict} accepts only routes through ndev. */
-    private static Result validate6(NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer, boolean strict, boolean explain) {
+    private static Result validate6(
+            NetnsState ns, Link ndev, Inet6Address ours, Inet6Address peer, boolean strict, boolean explain) {
         for (int table : V6_TABLES) {
             List<Route> cands = candidates(ns, table, peer, 128);
             int i = 0;
@@ -116,23 +128,39 @@ final class RouteCheck {
                 if (chosen == null) {
                     continue; // BACKTRACK to a shorter prefix
                 }
-                if (chosen.type() == Route.RTN_UNREACHABLE || chosen.type() == Route.RTN_BLACKHOLE || chosen.type() == Route.RTN_PROHIBIT) {
-                    return explain ? new Result(false, describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not " + ndev.name() + ")") : NOT_OK;
+                if (chosen.type() == Route.RTN_UNREACHABLE
+                        || chosen.type() == Route.RTN_BLACKHOLE
+                        || chosen.type() == Route.RTN_PROHIBIT) {
+                    return explain
+                            ? new Result(false,
+                                    describe(ns, chosen, table) + " answers the lookup (ip6_null_entry, not "
+                                            + ndev.name() + ")")
+                            : NOT_OK;
                 }
                 if (chosen.oif() == ndev.ifindex() || leavesThrough(chosen, ndev.ifindex())) {
-                    return explain ? new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name()) : OK;
+                    return explain
+                            ? new Result(true, describe(ns, chosen, table) + " leaves through " + ndev.name())
+                            : OK;
                 }
-                return explain ? new Result(false, describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not " + ndev.name()) : NOT_OK;
+                return explain
+                        ? new Result(false,
+                                describe(ns, chosen, table) + " leaves through ifindex " + chosen.oif() + ", not "
+                                        + ndev.name())
+                        : NOT_OK;
             }
         }
-        return explain ? new Result(false, "no IPv6 route to " + InetAddresses.toText(peer) + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""))
+        return explain
+                ? new Result(false,
+                        "no IPv6 route to " + InetAddresses.toText(peer)
+                                + (strict ? " on " + ndev.name() + " (link-local lookups are strict)" : ""))
                 : NOT_OK;
     }
 
     private static final Inet4Address BROADCAST = (Inet4Address) InetAddresses.parse("255.255.255.255");
 
-    private static final Comparator<Route> LONGEST_PREFIX_THEN_METRIC =
-            Comparator.comparingInt(Route::dstLen).reversed().thenComparingLong(r -> Integer.toUnsignedLong(r.priority()));
+    private static final Comparator<Route> LONGEST_PREFIX_THEN_METRIC = Comparator.comparingInt(Route::dstLen)
+            .reversed()
+            .thenComparingLong(r -> Integer.toUnsignedLong(r.priority()));
 
     /** Routes of one table whose prefix holds {@code ip}: longest prefix first, then lowest metric. */
     private static List<Route> candidates(NetnsState ns, int table, InetAddress ip, int bits) {
@@ -194,7 +222,9 @@ final class RouteCheck {
     }
 
     private static String describe(NetnsState ns, Route r, int table) {
-        String t = table == Route.RT_TABLE_LOCAL ? "local" : table == Route.RT_TABLE_MAIN ? "main" : Integer.toString(table);
+        String t = table == Route.RT_TABLE_LOCAL
+                ? "local"
+                : table == Route.RT_TABLE_MAIN ? "main" : Integer.toString(table);
         String dst = r.dst() == null ? "default" : InetAddresses.toText(r.dst()) + "/" + r.dstLen();
         Link dev = r.oif() == 0 ? null : ns.link(r.oif());
         String on = r.oif() == 0 ? "" : " dev " + (dev == null ? "#" + r.oif() : dev.name());

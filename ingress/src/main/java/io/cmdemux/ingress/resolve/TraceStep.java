@@ -16,15 +16,23 @@ import java.util.List;
  * @param options the candidates as references, with why each was not taken; only those that are
  *     part of the topology (a P_Key table entry is not), so it may be shorter than {@code candidates}
  */
-public record TraceStep(String step, String kernelFunction, String detail, List<String> candidates, String chosen, String why,
-        TraceRef at, List<TraceCandidate> options) {
+public record TraceStep(
+        String step,
+        String kernelFunction,
+        String detail,
+        List<String> candidates,
+        String chosen,
+        String why,
+        TraceRef at,
+        List<TraceCandidate> options) {
     public TraceStep {
         candidates = List.copyOf(candidates);
         options = options == null ? List.of() : List.copyOf(options);
     }
 
     /** A step that points at nothing in the topology. */
-    public TraceStep(String step, String kernelFunction, String detail, List<String> candidates, String chosen, String why) {
+    public TraceStep(
+            String step, String kernelFunction, String detail, List<String> candidates, String chosen, String why) {
         this(step, kernelFunction, detail, candidates, chosen, why, null, List.of());
     }
 }

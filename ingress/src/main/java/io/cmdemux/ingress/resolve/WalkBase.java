@@ -156,7 +156,8 @@ abstract class WalkBase {
         }
         for (Address a : ns.addresses()) { // addressesOf(ifindex), without a list per call
             if (a.ifindex() == dev.ifindex() && a.address().equals(meta.dstIp())) {
-                boolean tentative = a.address() instanceof Inet6Address && (a.flags() & (Address.IFA_F_TENTATIVE | Address.IFA_F_DADFAILED)) != 0;
+                boolean tentative = a.address() instanceof Inet6Address
+                        && (a.flags() & (Address.IFA_F_TENTATIVE | Address.IFA_F_DADFAILED)) != 0;
                 return !tentative;
             }
         }
@@ -182,7 +183,8 @@ abstract class WalkBase {
         NetnsState ns = topo.namespace(l.netns());
         String where = ns == null ? l.netns().toString() : ns.displayName();
         String addr = l.afIb() ? "AF_IB" : text(l.address());
-        return where + " " + addr + ":" + l.port() + "/" + l.portSpace().cliName() + " " + l.qpType().rdmaName() + (l.afonly() ? " afonly" : "")
+        return where + " " + addr + ":" + l.port() + "/" + l.portSpace().cliName() + " "
+                + l.qpType().rdmaName() + (l.afonly() ? " afonly" : "")
                 + (l.owner() == null ? "" : " (" + l.owner() + ")");
     }
 
@@ -192,7 +194,8 @@ abstract class WalkBase {
         }
         Link l = topo.link(r);
         NetnsState ns = topo.namespace(r.netns());
-        return (l == null ? "ifindex " + r.ifindex() : l.name()) + "@" + (ns == null ? r.netns().toString() : ns.displayName());
+        return (l == null ? "ifindex " + r.ifindex() : l.name()) + "@"
+                + (ns == null ? r.netns().toString() : ns.displayName());
     }
 
     String vlanText() {

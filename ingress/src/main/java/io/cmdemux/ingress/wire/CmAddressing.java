@@ -23,7 +23,8 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
      * @param portSpace rdma_ps_from_service_id; null when the code is none of rdma_cm's (no rdma_cm
      *     listener can have such an ID, so ib_cm answers before the header matters)
      */
-    record Ip(ServiceId serviceId, PortSpace portSpace, int port, CmaHeader header, InetAddress src, int srcPort, InetAddress dst)
+    record Ip(ServiceId serviceId, PortSpace portSpace, int port, CmaHeader header, InetAddress src, int srcPort,
+            InetAddress dst)
             implements CmAddressing {}
 
     /** AF_IB: no IP header applies, so there is no netdev and the namespace is the host's. */
@@ -57,10 +58,12 @@ public sealed interface CmAddressing permits CmAddressing.Ip, CmAddressing.Nativ
             return new BadCmaVersion(sid, h.cmaVersion());
         }
         if (h.ipVersion() == 4) {
-            return new Ip(sid, ps, sid.port(), h, CmaHeader.asIpv4(h.srcAddr()), h.srcPort(), CmaHeader.asIpv4(h.dstAddr()));
+            return new Ip(
+                    sid, ps, sid.port(), h, CmaHeader.asIpv4(h.srcAddr()), h.srcPort(), CmaHeader.asIpv4(h.dstAddr()));
         }
         if (h.ipVersion() == 6) {
-            return new Ip(sid, ps, sid.port(), h, CmaHeader.asIpv6(h.srcAddr()), h.srcPort(), CmaHeader.asIpv6(h.dstAddr()));
+            return new Ip(
+                    sid, ps, sid.port(), h, CmaHeader.asIpv6(h.srcAddr()), h.srcPort(), CmaHeader.asIpv6(h.dstAddr()));
         }
         // cma_ib_id_from_event treats -EAFNOSUPPORT as "assume AF_IB".
         return new NativeIb(sid, "IP version " + h.ipVersion() + " in the rdma_cm header");

@@ -40,12 +40,14 @@ public final class CmCodec {
         }
         int mgmtClass = Be.u8(b, offset + OFF_MGMT_CLASS);
         if (mgmtClass != MadHeader.MGMT_CLASS_CM) {
-            throw new MalformedException(offset + OFF_MGMT_CLASS, String.format("management class 0x%02x is not CM (0x07)", mgmtClass));
+            throw new MalformedException(
+                    offset + OFF_MGMT_CLASS, String.format("management class 0x%02x is not CM (0x07)", mgmtClass));
         }
         int attributeId = Be.u16(b, offset + OFF_ATTR_ID);
         CmAttribute attr = CmAttribute.byId(attributeId);
         if (attr == null) {
-            throw new MalformedException(offset + OFF_ATTR_ID, String.format("unknown CM attribute ID 0x%04x", attributeId));
+            throw new MalformedException(
+                    offset + OFF_ATTR_ID, String.format("unknown CM attribute ID 0x%04x", attributeId));
         }
         return attr;
     }

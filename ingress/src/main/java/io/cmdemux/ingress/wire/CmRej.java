@@ -36,11 +36,6 @@ public record CmRej(
         return RejReason.byCode(reason);
     }
 
-    /** The meaningful part of the ARI. */
-    public Octets ariBytes() {
-        return ari.slice(0, Math.min(rejectedInfoLength, ARI_SIZE));
-    }
-
     @Override
     public CmAttribute attribute() {
         return CmAttribute.REJ;

@@ -64,7 +64,8 @@ public record CmaHeader(int cmaVersion, int ipVersion, int reserved, int srcPort
     /** The same, from private data at {@code b[offset .. offset+length)}; error offsets are relative to it. */
     static CmaHeader decode(byte[] b, int offset, int length) throws MalformedException {
         if (length < SIZE) {
-            throw new MalformedException(0, "private data of " + length + " bytes cannot hold the 36-byte rdma_cm header");
+            throw new MalformedException(
+                    0, "private data of " + length + " bytes cannot hold the 36-byte rdma_cm header");
         }
         return read(b, offset);
     }
@@ -72,8 +73,8 @@ public record CmaHeader(int cmaVersion, int ipVersion, int reserved, int srcPort
     /** The header at {@code b[offset]}, where private data of at least 36 bytes starts. */
     static CmaHeader read(byte[] b, int offset) {
         int ipVersionByte = Be.u8(b, offset + OFF_IP_VERSION);
-        return new CmaHeader(Be.u8(b, offset + OFF_VERSION), ipVersionByte >>> 4, ipVersionByte & 0xf, Be.u16(b, offset + OFF_PORT),
-                Gid.read(b, offset + OFF_SRC), Gid.read(b, offset + OFF_DST));
+        return new CmaHeader(Be.u8(b, offset + OFF_VERSION), ipVersionByte >>> 4, ipVersionByte & 0xf,
+                Be.u16(b, offset + OFF_PORT), Gid.read(b, offset + OFF_SRC), Gid.read(b, offset + OFF_DST));
     }
 
     /** An address field as cma_save_ip4_info reads it: the IPv4 address in its last 4 bytes, whatever the 12 before. */
@@ -87,7 +88,9 @@ public record CmaHeader(int cmaVersion, int ipVersion, int reserved, int srcPort
         }
     }
 
-    /** An address field as cma_save_ip6_info reads it: all 16 bytes, an IPv6 address even when they look IPv4-mapped. */
+    /**
+     * An address field as cma_save_ip6_info reads it: all 16 bytes, an IPv6 address even when they look IPv4-mapped.
+     */
     public static InetAddress asIpv6(Gid field) {
         try {
             return Inet6Address.getByAddress(null, field.bytes(), -1);
@@ -105,7 +108,8 @@ public record CmaHeader(int cmaVersion, int ipVersion, int reserved, int srcPort
     public Octets toPrivateData(byte[] consumerData) {
         byte[] b = new byte[CmReq.PRIVATE_DATA_SIZE];
         if (consumerData.length > b.length - SIZE) {
-            throw new IllegalArgumentException("consumer data of " + consumerData.length + " bytes exceeds " + (b.length - SIZE));
+            throw new IllegalArgumentException(
+                    "consumer data of " + consumerData.length + " bytes exceeds " + (b.length - SIZE));
         }
         Be.put8(b, OFF_VERSION, cmaVersion);
         Be.put8(b, OFF_IP_VERSION, ipVersion << 4 | reserved);

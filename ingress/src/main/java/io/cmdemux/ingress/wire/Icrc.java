@@ -26,7 +26,9 @@ public final class Icrc {
      */
     public static int compute(byte[] f, int l3, int ipHeaderLength, int end) {
         if ((f[l3] & 0xf0) == 0x40) {
-            return ipHeaderLength == RoceDecoder.IPV4_HEADER && end - l3 == Shape.V4.length ? v4(f, l3) : computeByCopy(f, l3, ipHeaderLength, end);
+            return ipHeaderLength == RoceDecoder.IPV4_HEADER && end - l3 == Shape.V4.length
+                    ? v4(f, l3)
+                    : computeByCopy(f, l3, ipHeaderLength, end);
         }
         return end - l3 == Shape.V6.length ? v6(f, l3) : computeByCopy(f, l3, ipHeaderLength, end);
     }
@@ -47,8 +49,13 @@ public final class Icrc {
      */
     static int v4(byte[] f, int l3, int tos, int ttl, int ipChecksum, int udpChecksum, int bthByte4) {
         int[] t = V4_TABLE;
-        return Shape.V4.crc(f, l3) ^ t[~tos & 0xff] ^ t[0x100 + (~ttl & 0xff)] ^ t[0x200 + (~ipChecksum >>> 8 & 0xff)]
-                ^ t[0x300 + (~ipChecksum & 0xff)] ^ t[0x400 + (~udpChecksum >>> 8 & 0xff)] ^ t[0x500 + (~udpChecksum & 0xff)]
+        return Shape.V4.crc(f, l3)
+                ^ t[~tos & 0xff]
+                ^ t[0x100 + (~ttl & 0xff)]
+                ^ t[0x200 + (~ipChecksum >>> 8 & 0xff)]
+                ^ t[0x300 + (~ipChecksum & 0xff)]
+                ^ t[0x400 + (~udpChecksum >>> 8 & 0xff)]
+                ^ t[0x500 + (~udpChecksum & 0xff)]
                 ^ t[0x600 + (~bthByte4 & 0xff)];
     }
 
@@ -56,12 +63,21 @@ public final class Icrc {
         return v6(f, l3, Be.u32(f, l3), f[l3 + 7], Be.u16(f, l3 + 46), f[l3 + 52]);
     }
 
-    /** {@link #compute} for an IPv6 frame, given the bytes it masks, as {@link #v4(byte[], int, int, int, int, int, int)}. */
+    /**
+     * {@link #compute} for an IPv6 frame, given the bytes it masks, as
+     * {@link #v4(byte[], int, int, int, int, int, int)}.
+     */
     static int v6(byte[] f, int l3, int versionClassFlow, int hopLimit, int udpChecksum, int bthByte4) {
         int[] t = V6_TABLE;
-        return Shape.V6.crc(f, l3) ^ t[~versionClassFlow >>> 24 & 0x0f] ^ t[0x100 + (~versionClassFlow >>> 16 & 0xff)]
-                ^ t[0x200 + (~versionClassFlow >>> 8 & 0xff)] ^ t[0x300 + (~versionClassFlow & 0xff)] ^ t[0x400 + (~hopLimit & 0xff)]
-                ^ t[0x500 + (~udpChecksum >>> 8 & 0xff)] ^ t[0x600 + (~udpChecksum & 0xff)] ^ t[0x700 + (~bthByte4 & 0xff)];
+        return Shape.V6.crc(f, l3)
+                ^ t[~versionClassFlow >>> 24 & 0x0f]
+                ^ t[0x100 + (~versionClassFlow >>> 16 & 0xff)]
+                ^ t[0x200 + (~versionClassFlow >>> 8 & 0xff)]
+                ^ t[0x300 + (~versionClassFlow & 0xff)]
+                ^ t[0x400 + (~hopLimit & 0xff)]
+                ^ t[0x500 + (~udpChecksum >>> 8 & 0xff)]
+                ^ t[0x600 + (~udpChecksum & 0xff)]
+                ^ t[0x700 + (~bthByte4 & 0xff)];
     }
 
     /** The definition, for any header and pad length: mask a copy of the headers, then CRC the lot. */
@@ -106,7 +122,8 @@ public final class Icrc {
     private static final class Shape {
         // The masked bytes in the order of v4() and v6(): the IP ones, the UDP checksum, BTH byte 4.
         static final Shape V4 = new Shape(RoceDecoder.IPV4_HEADER, 1, 8, 10, 11); // TOS, TTL, header checksum
-        static final Shape V6 = new Shape(RoceDecoder.IPV6_HEADER, 0, 1, 2, 3, 7); // traffic class, flow label, hop limit
+        static final Shape V6 =
+                new Shape(RoceDecoder.IPV6_HEADER, 0, 1, 2, 3, 7); // traffic class, flow label, hop limit
 
         final int length;
         final int[] at;
@@ -132,7 +149,8 @@ public final class Icrc {
                     one[at[i]] = (byte) (1 << bit);
                     int unit = crc(one) ^ zero;
                     for (int v = 1 << bit; v < 2 << bit; v++) {
-                        table[i * 256 + v] = table[i * 256 + v - (1 << bit)] ^ unit; // linear in the difference byte too
+                        table[i * 256 + v] =
+                                table[i * 256 + v - (1 << bit)] ^ unit; // linear in the difference byte too
                     }
                 }
             }

@@ -35,6 +35,7 @@ public record MadHeader(
 
     /** The header the kernel's cm_format_mad_hdr writes: base version 1, class CM v2, method Send. */
     public static MadHeader cm(CmAttribute attribute, long transactionId) {
-        return new MadHeader(BASE_VERSION, MGMT_CLASS_CM, CM_CLASS_VERSION, METHOD_SEND, 0, 0, transactionId, attribute.id(), 0);
+        return new MadHeader(
+                BASE_VERSION, MGMT_CLASS_CM, CM_CLASS_VERSION, METHOD_SEND, 0, 0, transactionId, attribute.id(), 0);
     }
 }

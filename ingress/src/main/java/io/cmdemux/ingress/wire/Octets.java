@@ -24,18 +24,6 @@ public final class Octets {
         return new Octets(new byte[length]);
     }
 
-    public static Octets ofHex(String hex) {
-        return new Octets(HEX.parseHex(hex));
-    }
-
-    /** {@code bytes} followed by zeros up to {@code length}: how a short private-data buffer goes on the wire. */
-    public static Octets padded(byte[] bytes, int length) {
-        if (bytes.length > length) {
-            throw new IllegalArgumentException(bytes.length + " bytes do not fit a field of " + length);
-        }
-        return new Octets(Arrays.copyOf(bytes, length));
-    }
-
     /** This value at exactly {@code length} bytes, zero padded; fails if it is longer. */
     Octets padTo(int length, String field) {
         if (bytes.length == length) {

@@ -23,7 +23,8 @@ public final class RdmaCmRequests {
      */
     public static CmReq req(int localCommId, long localCaGuid, int localQpn, int startingPsn, PortSpace ps,
             InetAddress src, int srcPort, InetAddress dst, int dstPort, byte[] consumerData) {
-        return req(localCommId, localCaGuid, localQpn, startingPsn, ps, src, srcPort, dst, dstPort, consumerData, CMA_CM_RESPONSE_TIMEOUT);
+        return req(localCommId, localCaGuid, localQpn, startingPsn, ps, src, srcPort, dst, dstPort, consumerData,
+                CMA_CM_RESPONSE_TIMEOUT);
     }
 
     /** @param cmResponseTimeout our and the peer's CM response timeout exponent (4.096 µs × 2^t), 20 in rdma_cm */
@@ -41,7 +42,8 @@ public final class RdmaCmRequests {
      * The SIDR REQ an rdma_cm UD id sends for rdma_connect (cma_resolve_ib_udp): the request ID,
      * P_Key 0xffff, the service ID, and the rdma_cm header in the private data.
      */
-    public static CmSidrReq sidr(int requestId, PortSpace ps, InetAddress src, int srcPort, InetAddress dst, int dstPort) {
+    public static CmSidrReq sidr(
+            int requestId, PortSpace ps, InetAddress src, int srcPort, InetAddress dst, int dstPort) {
         byte[] pd = CmaHeader.of(src, srcPort, dst).toPrivateData(new byte[0]).toByteArray();
         return new CmSidrReq(requestId, 0xffff, ps.serviceId(dstPort), Octets.of(pd));
     }

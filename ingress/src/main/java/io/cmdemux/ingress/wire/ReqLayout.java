@@ -104,7 +104,8 @@ final class ReqLayout {
         Be.put24(b, d + LOCAL_EECN, m.localEecn());
         Be.put8(b, d + INITIATOR_DEPTH, m.initiatorDepth());
         Be.put24(b, d + REMOTE_EECN, m.remoteEecn());
-        Be.put8(b, d + BYTE_43, (m.remoteCmResponseTimeout() << 3) | (m.transportServiceType() << 1) | bit(m.endToEndFlowControl()));
+        Be.put8(b, d + BYTE_43,
+                (m.remoteCmResponseTimeout() << 3) | (m.transportServiceType() << 1) | bit(m.endToEndFlowControl()));
         Be.put24(b, d + STARTING_PSN, m.startingPsn());
         Be.put8(b, d + BYTE_47, (m.localCmResponseTimeout() << 3) | m.retryCount());
         Be.put16(b, d + PARTITION_KEY, m.pkey());

@@ -5,7 +5,8 @@ package io.cmdemux.ingress.wire;
  * (LINKTYPE_RAW). {@code icrc} is the value in the frame as rxe reads it (little-endian), 0 when the
  * frame has none; {@code icrcCheck} says whether it matches the one computed over the frame.
  */
-public record RoceFrame(L2Header l2, L3Header l3, int udpSrcPort, Bth bth, Deth deth, Mad mad, int icrc, IcrcCheck icrcCheck) {
+public record RoceFrame(
+        L2Header l2, L3Header l3, int udpSrcPort, Bth bth, Deth deth, Mad mad, int icrc, IcrcCheck icrcCheck) {
 
     /**
      * What the receiver's ICRC check finds. Anything but VALID fails rxe_icrc_check and rxe drops the

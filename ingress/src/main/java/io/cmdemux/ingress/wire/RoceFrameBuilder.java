@@ -21,14 +21,14 @@ public final class RoceFrameBuilder {
      * kernel's cm_format_rej/cm_format_rep reuse for the answer.
      */
     public static byte[] reply(RoceFrame request, CmMessage reply, int udpSrcPort, int psn) {
-        return build(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort, Bth.cmMad(request.bth().pkey(), psn), Deth.gsi(),
-                Mad.of(reply, request.mad().header().transactionId()));
+        return build(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort, Bth.cmMad(request.bth().pkey(), psn),
+                Deth.gsi(), Mad.of(reply, request.mad().header().transactionId()));
     }
 
     /** {@link #reply(RoceFrame, CmMessage, int, int)} to a frame read in place, without building its records. */
     public static byte[] reply(RoceFrameView request, CmMessage reply, int udpSrcPort, int psn) {
-        return build(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort, Bth.cmMad(request.bthPkey(), psn), Deth.gsi(),
-                Mad.of(reply, request.transactionId()));
+        return build(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort, Bth.cmMad(request.bthPkey(), psn),
+                Deth.gsi(), Mad.of(reply, request.transactionId()));
     }
 
     private static final int TRANSPORT_HEADERS = RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
@@ -38,14 +38,16 @@ public final class RoceFrameBuilder {
             + TRANSPORT_HEADERS;
 
     /**
-     * Writes at {@code out[offset]} the headers of every answer to {@code request}, those of {@link #reply(RoceFrame,
-     * CmMessage, int, int)}: they are the same whatever the answer, since every MAD has the same size. With the request's
-     * transaction ID they are all an answer needs of the request; at most {@link #MAX_REPLY_HEADERS} bytes.
+     * Writes at {@code out[offset]} the headers of every answer to {@code request}, those of
+     * {@link #reply(RoceFrame, CmMessage, int, int)}: they are the same whatever the answer, since every MAD has
+     * the same size. With the request's transaction ID they are all an answer needs of the request; at most
+     * {@link #MAX_REPLY_HEADERS} bytes.
      *
      * @return how many bytes were written
      */
     public static int writeReplyHeaders(RoceFrame request, int udpSrcPort, int psn, byte[] out, int offset) {
-        return writeHeaders(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort, Bth.cmMad(request.bth().pkey(), psn), Deth.gsi(), out, offset);
+        return writeHeaders(replyL2(request.l2()), replyL3(request.l3()), udpSrcPort,
+                Bth.cmMad(request.bth().pkey(), psn), Deth.gsi(), out, offset);
     }
 
     /** The answer whose headers {@link #writeReplyHeaders} wrote at {@code headers[offset .. offset + length)}. */
@@ -53,15 +55,19 @@ public final class RoceFrameBuilder {
         byte[] f = new byte[length + Mad.SIZE + Icrc.SIZE];
         System.arraycopy(headers, offset, f, 0, length);
         CmCodec.encode(Mad.of(reply, transactionId), f, length);
-        // The lengths of (no, plain, tagged) Ethernet with IPv4 or IPv6 differ, so the header length tells where IP starts.
+        // The lengths of (no, plain, tagged) Ethernet with IPv4 or
+        // IPv6 differ, so the header length tells where IP starts.
         int l2Length = switch (length - TRANSPORT_HEADERS) {
             case RoceDecoder.IPV4_HEADER, RoceDecoder.IPV6_HEADER -> 0;
-            case RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER, RoceDecoder.ETH_HEADER + RoceDecoder.IPV6_HEADER -> RoceDecoder.ETH_HEADER;
+            case RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER, RoceDecoder.ETH_HEADER + RoceDecoder.IPV6_HEADER ->
+                RoceDecoder.ETH_HEADER;
             case RoceDecoder.ETH_HEADER + RoceDecoder.VLAN_TAG + RoceDecoder.IPV4_HEADER,
-                    RoceDecoder.ETH_HEADER + RoceDecoder.VLAN_TAG + RoceDecoder.IPV6_HEADER -> RoceDecoder.ETH_HEADER + RoceDecoder.VLAN_TAG;
+                    RoceDecoder.ETH_HEADER + RoceDecoder.VLAN_TAG + RoceDecoder.IPV6_HEADER ->
+                RoceDecoder.ETH_HEADER + RoceDecoder.VLAN_TAG;
             default -> throw new IllegalArgumentException(length + " bytes are not the headers of an answer");
         };
-        Icrc.write(f, f.length - Icrc.SIZE, Icrc.compute(f, l2Length, length - TRANSPORT_HEADERS - l2Length, f.length - Icrc.SIZE));
+        Icrc.write(f, f.length - Icrc.SIZE,
+                Icrc.compute(f, l2Length, length - TRANSPORT_HEADERS - l2Length, f.length - Icrc.SIZE));
         return f;
     }
 

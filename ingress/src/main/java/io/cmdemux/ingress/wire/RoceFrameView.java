@@ -29,10 +29,22 @@ public final class RoceFrameView {
     private boolean icrcValid;
     private CmAttribute attribute;
 
-    /** A view of nothing yet; {@link #wrapEthernet} or {@link #wrapIp} point it at a frame. Reading it before that fails. */
+    /**
+     * A view of nothing yet; {@link #wrapEthernet} or {@link #wrapIp} point it at a frame. Reading it before that
+     * fails.
+     */
     public RoceFrameView() {}
 
-    private RoceFrameView set(byte[] f, int l2, int vlanTci, int l3, int udp, int mad, int icrcAt, boolean icrcValid, CmAttribute attribute) {
+    private RoceFrameView set(
+            byte[] f,
+            int l2,
+            int vlanTci,
+            int l3,
+            int udp,
+            int mad,
+            int icrcAt,
+            boolean icrcValid,
+            CmAttribute attribute) {
         this.f = f;
         this.l2 = l2;
         this.vlanTci = vlanTci;
@@ -63,21 +75,29 @@ public final class RoceFrameView {
     public RoceFrameView wrapEthernet(byte[] f, int start, int end) throws MalformedException {
         checkRange(start, end, f.length);
         int length = end - start;
-        return length == V4_FRAME && plainV4(f, start) || length == V6_FRAME && plainV6(f, start) ? this : wrapEthernetChecked(f, start, end);
+        return length == V4_FRAME && plainV4(f, start) || length == V6_FRAME && plainV6(f, start)
+                ? this
+                : wrapEthernetChecked(f, start, end);
     }
 
     /** Objects.checkFromToIndex in one branch instead of three, for the size of the compiled fast path. */
     private static void checkRange(int start, int end, int length) {
         if ((start | end - start | length - end) < 0) {
-            throw new IndexOutOfBoundsException("range [" + start + ", " + end + ") out of bounds for length " + length);
+            throw new IndexOutOfBoundsException(
+                    "range [" + start + ", " + end + ") out of bounds for length " + length);
         }
     }
 
     // The common frames, checked a word at a time: untagged Ethernet, IPv4 without options or fragments,
     // UDP to 4791 with the right length, BTH UD SEND_ONLY to QP1 without pad, a CM MAD header with a
     // known attribute. Whatever differs takes the field-by-field checks, which find the exact fault.
-    private static final int V4_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV4_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
-            + Deth.SIZE + Mad.SIZE + Icrc.SIZE;
+    private static final int V4_FRAME = RoceDecoder.ETH_HEADER
+            + RoceDecoder.IPV4_HEADER
+            + RoceDecoder.UDP_HEADER
+            + Bth.SIZE
+            + Deth.SIZE
+            + Mad.SIZE
+            + Icrc.SIZE;
     private static final int V4_L3 = RoceDecoder.ETH_HEADER;
     private static final int V4_UDP = V4_L3 + RoceDecoder.IPV4_HEADER;
     private static final int V4_MAD = V4_UDP + RoceDecoder.UDP_HEADER + Bth.SIZE + Deth.SIZE;
@@ -85,7 +105,8 @@ public final class RoceFrameView {
     private static final int MAD_TRANSACTION_ID = 8;
     // bytes 12-19: ethertype, version and IHL, (TOS), total length, (ID)
     private static final long V4_AT_12_MASK = 0xFFFF_FF00_FFFF_0000L;
-    private static final long V4_AT_12 = (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - V4_L3) << 16;
+    private static final long V4_AT_12 =
+            (long) RoceDecoder.ETHERTYPE_IPV4 << 48 | 0x45L << 40 | (long) (V4_FRAME - V4_L3) << 16;
     // bytes 20-27: flags and fragment offset (but not DF), (TTL), protocol, (checksum, source)
     private static final long V4_AT_20_MASK = 0x3FFF_00FF_0000_0000L;
     private static final long V4_AT_20 = (long) RoceDecoder.IPPROTO_UDP << 32;
@@ -111,17 +132,32 @@ public final class RoceFrameView {
         int attribute = madAttribute(f, s + V4_MAD);
         // Differences ORed together for one branch, not seven: each branch would be another uncommon trap in
         // the compiled code, and past 2,500 bytes of it the JIT stops inlining this into its callers.
-        long differs = (w12 & V4_AT_12_MASK ^ V4_AT_12) | (w20 & V4_AT_20_MASK ^ V4_AT_20) | (w36 & V4_AT_36_MASK ^ V4_AT_36)
-                | (w44 & V4_AT_44_MASK ^ V4_AT_44) | attribute >>> 31;
+        long differs = (w12 & V4_AT_12_MASK ^ V4_AT_12)
+                | (w20 & V4_AT_20_MASK ^ V4_AT_20)
+                | (w36 & V4_AT_36_MASK ^ V4_AT_36)
+                | (w44 & V4_AT_44_MASK ^ V4_AT_44)
+                | attribute >>> 31;
         // TOS (byte 15), TTL (22), header checksum (24-25), UDP checksum (40-41), BTH byte 4 (46)
-        return differs == 0 && setPlain(f, s, V4_UDP, V4_MAD, V4_FRAME, attribute,
-                Icrc.v4(f, s + V4_L3, (int) (w12 >>> 32), (int) (w20 >>> 40), (int) (w20 >>> 16), (int) (w36 >>> 16), (int) (w44 >>> 40)));
+        return differs == 0
+                && setPlain(f, s, V4_UDP, V4_MAD, V4_FRAME, attribute,
+                        Icrc.v4(
+                                f,
+                                s + V4_L3,
+                                (int) (w12 >>> 32),
+                                (int) (w20 >>> 40),
+                                (int) (w20 >>> 16),
+                                (int) (w36 >>> 16),
+                                (int) (w44 >>> 40)));
     }
 
-    /** The CM attribute ID of the MAD at {@code f[mad]}, or a negative number when it is not a CM MAD of a known attribute. */
+    /**
+     * The CM attribute ID of the MAD at {@code f[mad]}, or a negative number when it is not a CM MAD of a known
+     * attribute.
+     */
     private static int madAttribute(byte[] f, int mad) {
         int attribute = u16(f, mad + MAD_ATTRIBUTE_ID);
-        int wrong = (u16(f, mad) ^ MAD_CLASS) | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
+        int wrong = (u16(f, mad) ^ MAD_CLASS)
+                | (attribute - CmAttribute.REQ.id() | CmAttribute.SIDR_REP.id() - attribute) >>> 31;
         return attribute | -wrong;
     }
 
@@ -129,13 +165,19 @@ public final class RoceFrameView {
         int icrcAt = s + frame - Icrc.SIZE;
         // The stored ICRC (little-endian) as the low half of the frame's last 8 bytes, for the reason u16 gives.
         int stored = Integer.reverseBytes((int) Be.u64(f, icrcAt - Icrc.SIZE));
-        set(f, s, NONE, s + RoceDecoder.ETH_HEADER, s + udp, s + mad, icrcAt, stored == icrc, CmAttribute.byId(attribute));
+        set(f, s, NONE, s + RoceDecoder.ETH_HEADER, s + udp, s + mad, icrcAt, stored == icrc,
+                CmAttribute.byId(attribute));
         return true;
     }
 
     // The same for IPv6 without extension headers.
-    private static final int V6_FRAME = RoceDecoder.ETH_HEADER + RoceDecoder.IPV6_HEADER + RoceDecoder.UDP_HEADER + Bth.SIZE
-            + Deth.SIZE + Mad.SIZE + Icrc.SIZE;
+    private static final int V6_FRAME = RoceDecoder.ETH_HEADER
+            + RoceDecoder.IPV6_HEADER
+            + RoceDecoder.UDP_HEADER
+            + Bth.SIZE
+            + Deth.SIZE
+            + Mad.SIZE
+            + Icrc.SIZE;
     private static final int V6_L3 = RoceDecoder.ETH_HEADER;
     private static final int V6_UDP = V6_L3 + RoceDecoder.IPV6_HEADER;
     private static final int V6_BTH = V6_UDP + RoceDecoder.UDP_HEADER;
@@ -159,8 +201,11 @@ public final class RoceFrameView {
         long w54 = Be.u64(f, s + 54);
         long w62 = Be.u64(f, s + 62);
         int attribute = madAttribute(f, s + V6_MAD);
-        long differs = (w12 & V6_AT_12_MASK ^ V6_AT_12) | (w20 & V6_AT_20_MASK ^ V6_AT_20) | (w54 & V6_AT_54_MASK ^ V6_AT_54)
-                | (w62 & V6_AT_62_MASK ^ V6_AT_62) | attribute >>> 31;
+        long differs = (w12 & V6_AT_12_MASK ^ V6_AT_12)
+                | (w20 & V6_AT_20_MASK ^ V6_AT_20)
+                | (w54 & V6_AT_54_MASK ^ V6_AT_54)
+                | (w62 & V6_AT_62_MASK ^ V6_AT_62)
+                | attribute >>> 31;
         // version, traffic class and flow label (bytes 14-17), hop limit (21), UDP checksum (60-61), BTH byte 4 (66)
         return differs == 0 && setPlain(f, s, V6_UDP, V6_MAD, V6_FRAME, attribute,
                 Icrc.v6(f, s + V6_L3, (int) (w12 >>> 16), (int) (w20 >>> 48), (int) w54, (int) (w62 >>> 24)));
@@ -230,7 +275,8 @@ public final class RoceFrameView {
      * A whole MAD and nothing after it is a frame whose ICRC is missing, as tshark reads it, unless its
      * last 4 bytes are a valid ICRC over the rest: then the MAD is 4 bytes short.
      */
-    private static void requireNoIcrc(byte[] f, int l3, int headerLength, int madAt, int ipEnd) throws MalformedException {
+    private static void requireNoIcrc(byte[] f, int l3, int headerLength, int madAt, int ipEnd)
+            throws MalformedException {
         int shortIcrcAt = ipEnd - Icrc.SIZE;
         if (Icrc.read(f, shortIcrcAt) == Icrc.compute(f, l3, headerLength, shortIcrcAt)) {
             throw new MalformedException(madAt, "MAD is " + (Mad.SIZE - Icrc.SIZE) + " bytes, a MAD has " + Mad.SIZE);
@@ -247,7 +293,8 @@ public final class RoceFrameView {
         need(l3, headerLength, end, "IPv4 header with options");
         int total = Be.u16(f, l3 + 2);
         if (total < headerLength || l3 + total > end) {
-            throw new MalformedException(l3 + 2, "IPv4 total length " + total + " does not fit the " + (end - l3) + " bytes captured");
+            throw new MalformedException(
+                    l3 + 2, "IPv4 total length " + total + " does not fit the " + (end - l3) + " bytes captured");
         }
         if ((Be.u16(f, l3 + 6) & 0x3fff) != 0) {
             throw new MalformedException(l3 + 6, "fragmented IPv4 packet");
@@ -270,12 +317,16 @@ public final class RoceFrameView {
                     + (end - l3 - RoceDecoder.IPV6_HEADER) + " bytes captured");
         }
         if (Be.u8(f, l3 + 6) != RoceDecoder.IPPROTO_UDP) {
-            throw new MalformedException(l3 + 6, "IPv6 next header " + Be.u8(f, l3 + 6) + " is not UDP (extension headers are not supported)");
+            throw new MalformedException(l3 + 6,
+                    "IPv6 next header " + Be.u8(f, l3 + 6) + " is not UDP (extension headers are not supported)");
         }
         return RoceDecoder.IPV6_HEADER;
     }
 
-    /** Checks UDP, BTH and DETH up to the MAD, and that the MAD has its 256 bytes (an ICRC may follow); where the MAD starts. */
+    /**
+     * Checks UDP, BTH and DETH up to the MAD, and that the MAD has its 256 bytes (an ICRC may follow); where the MAD
+     * starts.
+     */
     private static int transport(byte[] f, int udp, int ipEnd) throws MalformedException {
         need(udp, RoceDecoder.UDP_HEADER, ipEnd, "UDP header");
         int dport = Be.u16(f, udp + 2);
@@ -284,13 +335,15 @@ public final class RoceFrameView {
         }
         int udpLength = Be.u16(f, udp + 4);
         if (udpLength != ipEnd - udp) {
-            throw new MalformedException(udp + 4, "UDP length " + udpLength + " does not match the " + (ipEnd - udp) + " bytes after the IP header");
+            throw new MalformedException(udp + 4,
+                    "UDP length " + udpLength + " does not match the " + (ipEnd - udp) + " bytes after the IP header");
         }
         int bthAt = udp + RoceDecoder.UDP_HEADER;
         need(bthAt, Bth.SIZE, ipEnd, "BTH");
         int opcode = Be.u8(f, bthAt);
         if (opcode != Bth.OPCODE_UD_SEND_ONLY) {
-            throw new MalformedException(bthAt, String.format("BTH opcode 0x%02x is not UD SEND_ONLY (0x64), so no MAD", opcode));
+            throw new MalformedException(
+                    bthAt, String.format("BTH opcode 0x%02x is not UD SEND_ONLY (0x64), so no MAD", opcode));
         }
         int destQp = Be.u24(f, bthAt + 5);
         if (destQp != Bth.GSI_QP) {
@@ -331,7 +384,8 @@ public final class RoceFrameView {
 
     private static void need(int at, int n, int end, String what) throws MalformedException {
         if (at + n > end) {
-            throw new MalformedException(Math.min(at, end), what + " needs " + n + " bytes, " + Math.max(end - at, 0) + " remain");
+            throw new MalformedException(
+                    Math.min(at, end), what + " needs " + n + " bytes, " + Math.max(end - at, 0) + " remain");
         }
     }
 
@@ -426,7 +480,9 @@ public final class RoceFrameView {
     /** The P_Key a REQ or SIDR REQ asks for. */
     public int requestPkey() {
         int d = mad + MadHeader.SIZE;
-        return requireRequest() == CmAttribute.REQ ? u16(f, d + ReqLayout.PARTITION_KEY) : u16(f, d + ShortLayouts.SIDR_REQ_PKEY);
+        return requireRequest() == CmAttribute.REQ
+                ? u16(f, d + ReqLayout.PARTITION_KEY)
+                : u16(f, d + ShortLayouts.SIDR_REQ_PKEY);
     }
 
     /** A REQ's primary path remote GID: the GID of ours that the active side connects to. */
@@ -447,7 +503,9 @@ public final class RoceFrameView {
      * scalar-replace.
      */
     private int privateData() {
-        return mad + MadHeader.SIZE + (requireRequest() == CmAttribute.REQ ? ReqLayout.PRIVATE_DATA : ShortLayouts.SIDR_REQ_PRIVATE_DATA);
+        return mad
+                + MadHeader.SIZE
+                + (requireRequest() == CmAttribute.REQ ? ReqLayout.PRIVATE_DATA : ShortLayouts.SIDR_REQ_PRIVATE_DATA);
     }
 
     public int cmaVersion() {
@@ -491,8 +549,11 @@ public final class RoceFrameView {
 
     /** The link layer as records, or null without one. */
     public L2Header l2() {
-        return l2 == NONE ? null : new L2Header(HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6)), HwAddr.of(Arrays.copyOfRange(f, l2 + 6, l2 + 12)),
-                vlanTci == NONE ? null : Vlan.ofTci(vlanTci));
+        return l2 == NONE
+                ? null
+                : new L2Header(HwAddr.of(Arrays.copyOfRange(f, l2, l2 + 6)),
+                        HwAddr.of(Arrays.copyOfRange(f, l2 + 6, l2 + 12)),
+                        vlanTci == NONE ? null : Vlan.ofTci(vlanTci));
     }
 
     /** The IP header as a record. */
@@ -506,7 +567,9 @@ public final class RoceFrameView {
 
     /** Every field, as records. */
     public RoceFrame toFrame() {
-        RoceFrame.IcrcCheck check = icrcValid ? RoceFrame.IcrcCheck.VALID : icrcAt == NONE ? RoceFrame.IcrcCheck.MISSING : RoceFrame.IcrcCheck.WRONG;
+        RoceFrame.IcrcCheck check = icrcValid
+                ? RoceFrame.IcrcCheck.VALID
+                : icrcAt == NONE ? RoceFrame.IcrcCheck.MISSING : RoceFrame.IcrcCheck.WRONG;
         return new RoceFrame(l2(), l3(), Be.u16(f, udp), Bth.decode(f, bth), Deth.decode(f, bth + Bth.SIZE),
                 CmCodec.decodeChecked(f, mad, attribute), icrcAt == NONE ? 0 : Icrc.read(f, icrcAt), check);
     }

@@ -71,7 +71,9 @@ final class ShortLayouts {
     static CmRep decodeRep(byte[] b, int d) {
         int b26 = Be.u8(b, d + REP_BYTE_26);
         int b27 = Be.u8(b, d + REP_BYTE_27);
-        int vendor = (Be.u8(b, d + REP_VENDOR_ID_H) << 16) | (Be.u8(b, d + REP_VENDOR_ID_M) << 8) | Be.u8(b, d + REP_VENDOR_ID_L);
+        int vendor = (Be.u8(b, d + REP_VENDOR_ID_H) << 16)
+                | (Be.u8(b, d + REP_VENDOR_ID_M) << 8)
+                | Be.u8(b, d + REP_VENDOR_ID_L);
         return new CmRep(Be.u32(b, d), Be.u32(b, d + 4),
                 Be.u32(b, d + REP_LOCAL_Q_KEY),
                 Be.u24(b, d + REP_LOCAL_QPN),
@@ -101,7 +103,8 @@ final class ShortLayouts {
         Be.put8(b, d + REP_VENDOR_ID_L, m.vendorId());
         Be.put8(b, d + REP_RESPONDER_RESOURCES, m.responderResources());
         Be.put8(b, d + REP_INITIATOR_DEPTH, m.initiatorDepth());
-        Be.put8(b, d + REP_BYTE_26, (m.targetAckDelay() << 3) | (m.failoverAccepted() << 1) | ReqLayout.bit(m.endToEndFlowControl()));
+        Be.put8(b, d + REP_BYTE_26,
+                (m.targetAckDelay() << 3) | (m.failoverAccepted() << 1) | ReqLayout.bit(m.endToEndFlowControl()));
         Be.put8(b, d + REP_BYTE_27, (m.rnrRetryCount() << 5) | (ReqLayout.bit(m.srq()) << 4));
         Be.put64(b, d + REP_LOCAL_CA_GUID, m.localCaGuid());
         m.privateData().copyTo(b, d + REP_PRIVATE_DATA);
@@ -111,7 +114,8 @@ final class ShortLayouts {
     static final int RTU_DREP_PRIVATE_DATA = 8;
 
     static CmRtu decodeRtu(byte[] b, int d) {
-        return new CmRtu(Be.u32(b, d), Be.u32(b, d + 4), Octets.copyOf(b, d + RTU_DREP_PRIVATE_DATA, CmRtu.PRIVATE_DATA_SIZE));
+        return new CmRtu(
+                Be.u32(b, d), Be.u32(b, d + 4), Octets.copyOf(b, d + RTU_DREP_PRIVATE_DATA, CmRtu.PRIVATE_DATA_SIZE));
     }
 
     static void encodeRtu(CmRtu m, byte[] b, int d) {
@@ -121,7 +125,8 @@ final class ShortLayouts {
     }
 
     static CmDrep decodeDrep(byte[] b, int d) {
-        return new CmDrep(Be.u32(b, d), Be.u32(b, d + 4), Octets.copyOf(b, d + RTU_DREP_PRIVATE_DATA, CmDrep.PRIVATE_DATA_SIZE));
+        return new CmDrep(
+                Be.u32(b, d), Be.u32(b, d + 4), Octets.copyOf(b, d + RTU_DREP_PRIVATE_DATA, CmDrep.PRIVATE_DATA_SIZE));
     }
 
     static void encodeDrep(CmDrep m, byte[] b, int d) {

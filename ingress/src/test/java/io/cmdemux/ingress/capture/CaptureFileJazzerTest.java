@@ -23,7 +23,8 @@ class CaptureFileJazzerTest {
      * The reader's 64 KiB buffer and at most one record of PcapReader.MAX_RECORD read before the file
      * turns out short (the cap the reader puts on a length field), then the records of each frame.
      */
-    private static final DecoderContract.Budget BUDGET = new DecoderContract.Budget((64 << 10) + PcapReader.MAX_RECORD + (64 << 10), 64);
+    private static final DecoderContract.Budget BUDGET =
+            new DecoderContract.Budget((64 << 10) + PcapReader.MAX_RECORD + (64 << 10), 64);
 
     @FuzzTest
     void anyCaptureGivesFramesThenEndsOrIsMalformed(byte[] file) throws Exception {
@@ -48,7 +49,8 @@ class CaptureFileJazzerTest {
             CapturedFrame f;
             while ((f = r.next()) != null) {
                 frames.add(f);
-                // Every record takes at least 12 bytes of the file: more frames than that, and the reader is not advancing.
+                // Every record takes at least 12 bytes of the file: more
+                // frames than that, and the reader is not advancing.
                 if (frames.size() > file.length / 12) {
                     throw new AssertionError(frames.size() + " frames from a " + file.length + "-byte file");
                 }

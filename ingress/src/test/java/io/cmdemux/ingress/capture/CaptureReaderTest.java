@@ -120,7 +120,9 @@ class CaptureReaderTest {
         ByteBuffer b = pcapHeader(16 + 10);
         b.putInt(0).putInt(0).putInt(326).putInt(326);
         try (CaptureReader r = reader(b.array())) {
-            assertThatThrownBy(r::next).isInstanceOf(MalformedException.class).hasMessageContaining("file ends inside the record 1");
+            assertThatThrownBy(r::next)
+                    .isInstanceOf(MalformedException.class)
+                    .hasMessageContaining("file ends inside the record 1");
         }
     }
 
@@ -137,12 +139,14 @@ class CaptureReaderTest {
 
     @Test
     void notACaptureFileIsATypedError() {
-        assertThatThrownBy(() -> reader("hello, world, this is text".getBytes())).isInstanceOf(MalformedException.class);
+        assertThatThrownBy(() -> reader("hello, world, this is text".getBytes()))
+                .isInstanceOf(MalformedException.class);
     }
 
     @Test
     void streamsWithoutHoldingTheCapture() throws Exception {
-        byte[] one = frame(CmSamples.req(InetAddress.getByName("10.0.0.2"), InetAddress.getByName("10.0.0.5")), CmSamples.l2(null));
+        byte[] one = frame(CmSamples.req(InetAddress.getByName("10.0.0.2"), InetAddress.getByName("10.0.0.5")),
+                CmSamples.l2(null));
         int count = 200_000;
         // Generated lazily: the reader gets ~65 MB it cannot hold at once without this test noticing the heap.
         InputStream lazy = new RepeatingPcap(pcapHeader(0).array(), one, count);

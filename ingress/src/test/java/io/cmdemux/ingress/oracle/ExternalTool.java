@@ -36,7 +36,8 @@ public final class ExternalTool {
                 throw new AssertionError(command.get(0) + " did not finish in 120 s");
             }
             if (p.exitValue() != 0) {
-                throw new AssertionError(String.join(" ", command) + " exited " + p.exitValue() + ": " + Files.readString(err));
+                throw new AssertionError(
+                        String.join(" ", command) + " exited " + p.exitValue() + ": " + Files.readString(err));
             }
             return new String(out, StandardCharsets.UTF_8);
         } finally {

@@ -12,7 +12,8 @@ public final class Tshark {
     private Tshark() {}
 
     /** tshark's fields for every frame of {@code pcap}; a field tshark did not set is "". */
-    public static List<Map<String, String>> fields(Path pcap, List<String> fields) throws IOException, InterruptedException {
+    public static List<Map<String, String>> fields(Path pcap, List<String> fields)
+            throws IOException, InterruptedException {
         Path tshark = ExternalTool.require("tshark", "tshark");
         List<String> cmd = new ArrayList<>(List.of(tshark.toString(), "-r", pcap.toString(), "-T", "fields",
                 "-E", "header=n", "-E", "separator=/t", "-E", "occurrence=a", "-E", "aggregator=,"));
@@ -36,7 +37,10 @@ public final class Tshark {
         return rows;
     }
 
-    /** One field tshark knows (a row of {@code tshark -G fields}): its type (FT_UINT8, FT_BYTES, ...) and bit mask, 0 for none. */
+    /**
+     * One field tshark knows (a row of {@code tshark -G fields}): its type (FT_UINT8, FT_BYTES, ...) and bit mask, 0
+     * for none.
+     */
     public record Field(String name, String type, long bitmask) {}
 
     /** Every field tshark knows whose name starts with {@code prefix}, in tshark's order. */

@@ -35,7 +35,8 @@ final class Fixtures {
     static RdmaTopology roce(LinkRef portNetdev, List<GidEntry> gids) {
         RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0x0200aafffe000001L, List.of(), gids,
                 new PkeyTable(List.of(0xffff)), portNetdev, List.of());
-        return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, List.of(new RdmaDevice(DEV, 0x0200aafffe000001L, true, null, List.of(port))));
+        return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,
+                List.of(new RdmaDevice(DEV, 0x0200aafffe000001L, true, null, List.of(port))));
     }
 
     static Listener listener(NetnsId ns, String ip, int port, long order) {
@@ -55,7 +56,8 @@ final class Fixtures {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse(src);
         int ipv = d instanceof java.net.Inet4Address ? 4 : 6;
-        return new PacketMeta(new IngressKey(device, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s),
-                0xffff, 0xffff, PortSpace.TCP.serviceId(TCP_PORT), 0, ipv, d, s, 40000, vlan, dmac == null ? null : HwAddr.parse(dmac), false, 0x1234, QpType.RC, Gid.ofIp(s));
+        return new PacketMeta(new IngressKey(device, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d),
+                Gid.ofIp(s), 0xffff, 0xffff, PortSpace.TCP.serviceId(TCP_PORT), 0, ipv, d, s, 40000, vlan,
+                dmac == null ? null : HwAddr.parse(dmac), false, 0x1234, QpType.RC, Gid.ofIp(s));
     }
 }

@@ -34,7 +34,11 @@ class IngressPortsTest {
     private HostState state(int activeSlave, List<RdmaDevice> devices) {
         b.link(host, 1, "lo").arphrd(772).add();
         b.link(host, 2, "vA").mac(MAC).bondSlave(3, activeSlave == 2).master(3).add();
-        b.link(host, 3, "bond0").mac(MAC).bond(LinkInfo.Bond.MODE_ACTIVEBACKUP, activeSlave).add().addr(host, 3, "192.0.2.1/24");
+        b.link(host, 3, "bond0")
+                .mac(MAC)
+                .bond(LinkInfo.Bond.MODE_ACTIVEBACKUP, activeSlave)
+                .add()
+                .addr(host, 3, "192.0.2.1/24");
         b.link(pod, 1, "lo").arphrd(772).add();
         b.link(pod, 5, "m1").macvlan(3, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(pod, 5, "192.0.2.11/24");
         return new HostState(b.snapshot(1), new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, devices),
@@ -42,14 +46,28 @@ class IngressPortsTest {
     }
 
     private static RdmaDevice device(String name, LinkRef netdev, List<GidEntry> gids) {
-        return new RdmaDevice(name, 0x0200aafffe000001L, true, null, List.of(new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE",
-                0x0200aafffe000001L, List.of(), gids, new PkeyTable(List.of(0xffff)), netdev, List.of())));
+        return new RdmaDevice(name, 0x0200aafffe000001L, true, null,
+                List.of(new RdmaPort(
+                        1,
+                        RdmaPort.LinkLayer.ETHERNET,
+                        "ACTIVE",
+                        0x0200aafffe000001L,
+                        List.of(),
+                        gids,
+                        new PkeyTable(List.of(0xffff)),
+                        netdev,
+                        List.of())));
     }
 
     /** The slave's device listed first, so that "the first device holding the GID" would pick it. */
     private List<RdmaDevice> bothDevices() {
-        return List.of(device("rxe9", vA, List.of(gid(1, "192.0.2.1", bond0), gid(2, "192.0.2.11", bond0), gid(3, "192.0.2.11", m1))),
-                device("rxe0", bond0, List.of(gid(1, "192.0.2.1", bond0), gid(2, "192.0.2.11", m1), gid(3, "192.0.2.11", bond0))));
+        return List.of(
+                device("rxe9", vA,
+                        List.of(gid(1, "192.0.2.1", bond0), gid(2, "192.0.2.11", bond0), gid(3, "192.0.2.11", m1))),
+                device(
+                        "rxe0",
+                        bond0,
+                        List.of(gid(1, "192.0.2.1", bond0), gid(2, "192.0.2.11", m1), gid(3, "192.0.2.11", bond0))));
     }
 
     @Test

@@ -46,7 +46,8 @@ class KernelIbRulesTest {
         RdmaPort p = new RdmaPort(1, RdmaPort.LinkLayer.INFINIBAND, "ACTIVE", 0x0002c90300000001L, List.of(),
                 List.of(new GidEntry(0, Gid.parse(PORT_GID), GidType.IB, null, OptionalInt.empty())),
                 new PkeyTable(pkeys), null, List.of(ib0));
-        return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, List.of(new RdmaDevice(DEV, 0x0002c90300000001L, false, host, List.of(p))));
+        return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,
+                List.of(new RdmaDevice(DEV, 0x0002c90300000001L, false, host, List.of(p))));
     }
 
     private RdmaTopology defaultPort() {
@@ -56,8 +57,9 @@ class KernelIbRulesTest {
     private static PacketMeta ibReq(int pkey, String dst, String src) {
         var d = InetAddresses.parse(dst);
         var s = InetAddresses.parse(src);
-        return new PacketMeta(new IngressKey(DEV, 1, 0x0002c90300000001L, pkey), NetworkType.IB, Gid.parse(PORT_GID), Gid.parse(PORT_GID),
-                Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 7, QpType.RC, Gid.parse("fe80::2:c903:0:99"));
+        return new PacketMeta(new IngressKey(DEV, 1, 0x0002c90300000001L, pkey), NetworkType.IB, Gid.parse(PORT_GID),
+                Gid.parse(PORT_GID), Gid.parse("fe80::2:c903:0:99"), pkey, pkey, PortSpace.TCP.serviceId(TCP_PORT), 0,
+                4, d, s, 40000, OptionalInt.empty(), null, false, 7, QpType.RC, Gid.parse("fe80::2:c903:0:99"));
     }
 
     /** Two RTNL children with P_Key 0x8001 on ib0, moved into pods A and B. */
@@ -69,7 +71,8 @@ class KernelIbRulesTest {
     @Test
     void aUniqueP_KeyMatchGoesToThatChildsNamespace() {
         b.link(a, 10, "ib0.8002").ipoib(0x8002, PORT_GID, 0x49).parent(3, 0).add().addr(a, 10, "192.168.2.11/24");
-        Decision d = Resolver.resolve(new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))),
+        Decision d = Resolver.resolve(
+                new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))),
                 ibReq(0x8002, "192.168.2.11", "192.168.2.99"), ResolverMode.KERNEL);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 10));
@@ -79,7 +82,8 @@ class KernelIbRulesTest {
     @Test
     void sameP_KeyChildrenAreSplitByTheDestinationIp() {
         twoChildrenSamePkey("192.168.1.11", "192.168.1.12");
-        var s = new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
+        var s = new HostState(b.snapshot(1), defaultPort(),
+                listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
         Decision toB = Resolver.resolve(s, ibReq(0x8001, "192.168.1.12", "192.168.1.99"), ResolverMode.KERNEL);
         assertThat(toB.netdev()).isEqualTo(new LinkRef(bb, 11));
         assertThat(toB.outcome()).isEqualTo(Decision.Outcome.DELIVER);
@@ -91,17 +95,29 @@ class KernelIbRulesTest {
     @Test
     void aDuplicateIpOnSameP_KeyChildrenTakesTheFirstInListOrder() {
         twoChildrenSamePkey("192.168.1.20", "192.168.1.20");
-        var s = new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
+        var s = new HostState(b.snapshot(1), defaultPort(),
+                listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
         Decision d = Resolver.resolve(s, ibReq(0x8001, "192.168.1.20", "192.168.1.99"), ResolverMode.KERNEL);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 10));
-        assertThat(d.trace().stream().filter(t -> t.step().equals("ipoib-l3")).findFirst().orElseThrow().why()).contains("duplicate IP address detected");
+        assertThat(d.trace().stream()
+                        .filter(t -> t.step().equals("ipoib-l3"))
+                        .findFirst()
+                        .orElseThrow()
+                        .why())
+                .contains("duplicate IP address detected");
     }
 
     @Test
     void aChildThatIsDownRejectsWith28() {
         // InfiniBand: ib_cm answers by LID, no IP route is looked up first, so rdma_cm's IFF_UP check decides.
-        b.link(a, 10, "ib0.8002").ipoib(0x8002, PORT_GID, 0x49).parent(3, 0).down().add().addr(a, 10, "192.168.2.11/24");
-        Decision d = Resolver.resolve(new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))),
+        b.link(a, 10, "ib0.8002")
+                .ipoib(0x8002, PORT_GID, 0x49)
+                .parent(3, 0)
+                .down()
+                .add()
+                .addr(a, 10, "192.168.2.11/24");
+        Decision d = Resolver.resolve(
+                new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1))),
                 ibReq(0x8002, "192.168.2.11", "192.168.2.99"), ResolverMode.KERNEL);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.REJECT);
         assertThat(d.rejectReason()).isEqualTo(28);
@@ -139,7 +155,11 @@ class KernelIbRulesTest {
 
     @Test
     void aChildWithAnotherGidDoesNotMatchTheL2Pass() {
-        b.link(a, 10, "ib0.8002").ipoib(0x8002, "fe80::2:c903:0:55", 0x49).parent(3, 0).add().addr(a, 10, "192.168.2.11/24");
+        b.link(a, 10, "ib0.8002")
+                .ipoib(0x8002, "fe80::2:c903:0:55", 0x49)
+                .parent(3, 0)
+                .add()
+                .addr(a, 10, "192.168.2.11/24");
         var s = new HostState(b.snapshot(1), defaultPort(), listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
         Decision d = Resolver.resolve(s, ibReq(0x8002, "192.168.2.11", "192.168.2.99"), ResolverMode.KERNEL);
         assertThat(d.rejectReason()).isEqualTo(28);
@@ -163,7 +183,9 @@ class KernelIbRulesTest {
         assertThat(none.netdev()).isNull();
         assertThat(none.netns()).isNull();
         assertThat(none.trace()).extracting(TraceStep::step).contains("ipoib-l3");
-        assertThat(Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0x8001, InetAddresses.parse("192.168.1.12")).netns()).isEqualTo(bb);
+        assertThat(Resolver.netdevFor(s, DEV, 1, Gid.parse(PORT_GID), 0x8001, InetAddresses.parse("192.168.1.12"))
+                        .netns())
+                .isEqualTo(bb);
         assertThat(Resolver.netdevFor(s, "mlx5_9", 1, Gid.parse(PORT_GID), 0x8001, null).netdev()).isNull();
     }
 }

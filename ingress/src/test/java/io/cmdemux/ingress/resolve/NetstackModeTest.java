@@ -33,8 +33,10 @@ class NetstackModeTest {
 
     @Test
     void macvlanIsChosenByDestinationMac() {
-        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(2, "10.0.0.11", mvA))), listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
-        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.0.0.11", "10.0.0.99", OptionalInt.empty(), MAC_A), ResolverMode.NETSTACK);
+        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(2, "10.0.0.11", mvA))),
+                listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(
+                s, req(Fixtures.DEV, "10.0.0.11", "10.0.0.99", OptionalInt.empty(), MAC_A), ResolverMode.NETSTACK);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.netdev()).isEqualTo(mvA);
         assertThat(d.trace()).extracting(TraceStep::step).contains("rx-start", "rx-upper");
@@ -44,7 +46,8 @@ class NetstackModeTest {
     void sameIpInTwoPodsIsWhereTheModesDisagree() {
         b.addr(a, 5, "10.0.0.50/24").addr(bb, 6, "10.0.0.50/24");
         RdmaTopology rdma = roce(up0, List.of(gid(4, "10.0.0.50", mvB), gid(5, "10.0.0.50", mvA)));
-        var s = new HostState(b.snapshot(1), rdma, listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
+        var s = new HostState(b.snapshot(1), rdma,
+                listeners(listener(a, "0.0.0.0", TCP_PORT, 1), listener(bb, "0.0.0.0", TCP_PORT, 2)));
         PacketMeta toA = req(Fixtures.DEV, "10.0.0.50", "10.0.0.99", OptionalInt.empty(), MAC_A);
         Decision kernel = Resolver.resolve(s, toA, ResolverMode.KERNEL);
         Decision netstack = Resolver.resolve(s, toA, ResolverMode.NETSTACK);
@@ -56,8 +59,11 @@ class NetstackModeTest {
     @Test
     void ipvlanSlavesAreChosenByIpInEveryMode() {
         b.link(a, 8, "ipv0").ipvlan(2, 0, LinkInfo.Ipvlan.MODE_L2).add().addr(a, 8, "10.2.0.11/24");
-        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(7, "10.2.0.11", new LinkRef(a, 8)))), listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
-        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.2.0.11", "10.2.0.99", OptionalInt.empty(), "02:00:00:00:00:02"), ResolverMode.NETSTACK);
+        var s = new HostState(b.snapshot(1), roce(up0, List.of(gid(7, "10.2.0.11", new LinkRef(a, 8)))),
+                listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
+        Decision d = Resolver.resolve(s,
+                req(Fixtures.DEV, "10.2.0.11", "10.2.0.99", OptionalInt.empty(), "02:00:00:00:00:02"),
+                ResolverMode.NETSTACK);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 8));
     }
 
@@ -71,7 +77,8 @@ class NetstackModeTest {
         Decision d = Resolver.resolve(s, req("10.5.0.1", "10.5.0.99"), ResolverMode.NETSTACK);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DROP);
         RdmaTopology onActive = roce(new LinkRef(host, 22), List.of(gid(1, "10.5.0.1", new LinkRef(host, 20))));
-        d = Resolver.resolve(new HostState(b.snapshot(1), onActive, s.listeners()), req("10.5.0.1", "10.5.0.99"), ResolverMode.NETSTACK);
+        d = Resolver.resolve(new HostState(b.snapshot(1), onActive, s.listeners()), req("10.5.0.1", "10.5.0.99"),
+                ResolverMode.NETSTACK);
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.netdev()).isEqualTo(new LinkRef(host, 20));
     }
@@ -82,13 +89,17 @@ class NetstackModeTest {
         b.link(a, 7, "v100").vlan(2, 0, 100).add().addr(a, 7, "10.1.0.11/24");
         RdmaTopology rdma = roce(up0, List.of(vlanGid(6, "10.1.0.11", new LinkRef(a, 7), 100)));
         var s = new HostState(b.snapshot(1), rdma, listeners(listener(a, "0.0.0.0", TCP_PORT, 1)));
-        Decision d = Resolver.resolve(s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(100), null), ResolverMode.NETSTACK);
+        Decision d = Resolver.resolve(
+                s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(100), null), ResolverMode.NETSTACK);
         assertThat(d.trace()).extracting(TraceStep::step).contains("rx-vlan");
         assertThat(d.outcome()).isEqualTo(Decision.Outcome.DELIVER);
         assertThat(d.netdev()).isEqualTo(new LinkRef(a, 7));
         Decision untagged = Resolver.resolve(s, req("10.1.0.11", "10.1.0.99"), ResolverMode.NETSTACK);
-        assertThat(untagged.outcome()).as("an untagged frame never reaches a vlan device").isEqualTo(Decision.Outcome.DROP);
-        Decision wrongVid = Resolver.resolve(s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(7), null), ResolverMode.NETSTACK);
+        assertThat(untagged.outcome())
+                .as("an untagged frame never reaches a vlan device")
+                .isEqualTo(Decision.Outcome.DROP);
+        Decision wrongVid = Resolver.resolve(
+                s, req(Fixtures.DEV, "10.1.0.11", "10.1.0.99", OptionalInt.of(7), null), ResolverMode.NETSTACK);
         assertThat(wrongVid.outcome()).isEqualTo(Decision.Outcome.DROP);
     }
 }

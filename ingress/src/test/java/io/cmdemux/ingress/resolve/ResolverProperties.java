@@ -61,7 +61,8 @@ class ResolverProperties {
         NetnsId host = b.host();
         b.link(host, 2, "up0").add();
         List<GidEntry> gids = new ArrayList<>();
-        gids.add(new GidEntry(0, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V2, new LinkRef(host, 2), OptionalInt.empty()));
+        gids.add(new GidEntry(
+                0, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V2, new LinkRef(host, 2), OptionalInt.empty()));
         List<Listener> listeners = new ArrayList<>();
         int ifindex = 10;
         long order = 1;
@@ -82,13 +83,16 @@ class ResolverProperties {
                 String ip = POOL[spec.addrs().get(i)];
                 b.addr(pod, dev, ip + "/24");
                 boolean isVlan = spec.vlan() && dev == devs.get(devs.size() - 1);
-                gids.add(new GidEntry(gids.size(), Gid.parse(ip), GidType.ROCE_V2, new LinkRef(pod, dev), isVlan ? OptionalInt.of(7) : OptionalInt.empty()));
+                gids.add(new GidEntry(gids.size(), Gid.parse(ip), GidType.ROCE_V2, new LinkRef(pod, dev),
+                        isVlan ? OptionalInt.of(7) : OptionalInt.empty()));
             }
             if (spec.listenWild()) {
-                listeners.add(new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, order++, null, "prop"));
+                listeners.add(new Listener(
+                        pod, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, order++, null, "prop"));
             }
             if (spec.listenSpecific() && !spec.addrs().isEmpty()) {
-                listeners.add(new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse(POOL[spec.addrs().get(0)]), false, 0, order++, null, "prop"));
+                listeners.add(new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse(POOL[spec.addrs().get(0)]),
+                        false, 0, order++, null, "prop"));
             }
         }
         TopologySnapshot topo = b.snapshot(1);
@@ -97,7 +101,8 @@ class ResolverProperties {
     }
 
     private static PacketMeta meta(Request r) {
-        return Fixtures.req(Fixtures.DEV, POOL[r.addr()], "10.9.0.200", r.tagged() ? OptionalInt.of(7) : OptionalInt.empty(), null);
+        return Fixtures.req(
+                Fixtures.DEV, POOL[r.addr()], "10.9.0.200", r.tagged() ? OptionalInt.of(7) : OptionalInt.empty(), null);
     }
 
     private static ResolverMode mode(Request r) {
@@ -105,7 +110,8 @@ class ResolverProperties {
     }
 
     @Property(tries = 300)
-    void aDeliveredRequestLandsOnANetdevThatHoldsItsAddressAboveTheIngressPort(@ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
+    void aDeliveredRequestLandsOnANetdevThatHoldsItsAddressAboveTheIngressPort(
+            @ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
         World w = build(pods);
         PacketMeta m = meta(r);
         Decision d = Resolver.resolve(w.state(), m, mode(r));
@@ -116,7 +122,9 @@ class ResolverProperties {
         assertThat(d.netns()).isEqualTo(d.netdev().netns());
         if (d.mode() == ResolverMode.KERNEL) {
             // the GID entry's ndev is the device that owns the IP (roce_gid_mgmt)
-            assertThat(t.namespace(d.netns()).addressesOf(d.netdev().ifindex())).extracting(Address::address).contains(m.dstIp());
+            assertThat(t.namespace(d.netns()).addressesOf(d.netdev().ifindex()))
+                    .extracting(Address::address)
+                    .contains(m.dstIp());
         } else {
             // a weak-host stack: the address is local somewhere in the receiving device's namespace
             assertThat(t.namespace(d.netns()).addresses()).extracting(Address::address).contains(m.dstIp());
@@ -151,14 +159,16 @@ class ResolverProperties {
         assertThat(cache.resolve(w.state(), meta(r), mode(r))).isEqualTo(uncached);
         // a second request differing only in what the resolver ignores is a hit with the same answer
         PacketMeta m = meta(r);
-        PacketMeta other = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), 50000, m.vlan(), m.dmac(), m.sidr(), 0x9999, m.qpType(), m.srcGid());
+        PacketMeta other = new PacketMeta(m.key(), m.networkType(), m.dgid(), m.ourGid(), m.peerGid(), m.pkey(),
+                m.bthPkey(), m.serviceId(), m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), 50000, m.vlan(),
+                m.dmac(), m.sidr(), 0x9999, m.qpType(), m.srcGid());
         assertThat(cache.resolve(w.state(), other, mode(r))).isEqualTo(uncached);
         assertThat(cache.hits()).isEqualTo(1);
     }
 
     @Property(tries = 300)
-    void theAnswerIsTheSameWhetherOrNotTheTraceIsWrittenAsTheWalkGoes(@ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
+    void theAnswerIsTheSameWhetherOrNotTheTraceIsWrittenAsTheWalkGoes(
+            @ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
         World w = build(pods);
         Decision untraced = Resolver.resolve(w.state(), meta(r), mode(r));
         Decision traced = Resolver.resolveTraced(w.state(), meta(r), mode(r));
@@ -168,7 +178,8 @@ class ResolverProperties {
     }
 
     @Property(tries = 100)
-    void aNewListenerGenerationIsNeverServedAnOldDecision(@ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
+    void aNewListenerGenerationIsNeverServedAnOldDecision(
+            @ForAll("pods") List<PodSpec> pods, @ForAll("requests") Request r) {
         World w = build(pods);
         DecisionCache cache = new DecisionCache(100);
         cache.resolve(w.state(), meta(r), mode(r));

@@ -11,19 +11,24 @@ import net.jqwik.api.constraints.IntRange;
 /** The route prefix test against a plain big-integer reading of "the first len bits agree". */
 class RouteCheckPrefixProperties {
     @Property(tries = 3000)
-    void ipv4PrefixesAgreeWithBitArithmetic(@ForAll int net, @ForAll int ip, @ForAll @IntRange(min = 0, max = 33) int len,
-            @ForAll boolean nearby) throws Exception {
+    void ipv4PrefixesAgreeWithBitArithmetic(
+            @ForAll int net, @ForAll int ip, @ForAll @IntRange(min = 0, max = 33) int len, @ForAll boolean nearby)
+            throws Exception {
         // half the pairs share a long prefix, or the interesting cases would be rare
         int other = nearby ? net ^ (1 << (ip & 31)) : ip;
         InetAddress a = InetAddress.getByAddress(bytes(net));
         InetAddress b = InetAddress.getByAddress(bytes(other));
-        boolean want = len <= 32 && (len == 0 || (Integer.toUnsignedLong(net) >>> (32 - len)) == (Integer.toUnsignedLong(other) >>> (32 - len)));
+        boolean want = len <= 32
+                && (len == 0
+                        || (Integer.toUnsignedLong(net) >>> (32 - len))
+                                == (Integer.toUnsignedLong(other) >>> (32 - len)));
         assertThat(RouteCheck.contains(a, len, b, 32)).as("%s/%d holds %s", a, len, b).isEqualTo(want);
     }
 
     @Property(tries = 1000)
-    void ipv6PrefixesAgreeWithBitArithmetic(@ForAll long hi, @ForAll long lo, @ForAll @IntRange(min = 0, max = 128) int len,
-            @ForAll @IntRange(min = 0, max = 127) int flip) throws Exception {
+    void ipv6PrefixesAgreeWithBitArithmetic(@ForAll long hi, @ForAll long lo,
+            @ForAll @IntRange(min = 0, max = 128) int len, @ForAll @IntRange(min = 0, max = 127) int flip)
+            throws Exception {
         BigInteger x = new BigInteger(1, bytes16(hi, lo));
         BigInteger y = x.flipBit(flip);
         InetAddress a = InetAddress.getByAddress(bytes16(hi, lo));

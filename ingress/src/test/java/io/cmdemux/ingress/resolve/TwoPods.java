@@ -26,7 +26,12 @@ final class TwoPods {
         b.link(host, 1, "lo").arphrd(772).add();
         b.link(host, 2, "up0").mac(MAC_UP).add().addr(host, 2, "10.0.0.1/24");
         b.link(a, 1, "lo").arphrd(772).add();
-        b.link(a, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_A).add().addr(a, 5, "10.0.0.11/24").addr(a, 5, "fe80::a:11/64");
+        b.link(a, 5, "net1")
+                .macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE)
+                .mac(MAC_A)
+                .add()
+                .addr(a, 5, "10.0.0.11/24")
+                .addr(a, 5, "fe80::a:11/64");
         b.link(bb, 1, "lo").arphrd(772).add();
         b.link(bb, 6, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac(MAC_B).add().addr(bb, 6, "10.0.0.12/24");
     }

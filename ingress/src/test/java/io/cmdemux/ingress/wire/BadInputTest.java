@@ -81,7 +81,9 @@ class BadInputTest {
             assertThat(r.mad()).isEqualTo(decoded(RoceDecoder.decodeEthernet(whole)).mad());
         }
         byte[] ip = Frames.withoutIcrc(Frames.reqV4(null));
-        assertThat(decoded(RoceDecoder.decodeIp(Arrays.copyOfRange(ip, Frames.ETH, ip.length))).icrcCheck()).isEqualTo(RoceFrame.IcrcCheck.MISSING);
+        assertThat(decoded(RoceDecoder.decodeIp(Arrays.copyOfRange(ip, Frames.ETH, ip.length)))
+                        .icrcCheck())
+                .isEqualTo(RoceFrame.IcrcCheck.MISSING);
     }
 
     @Test
@@ -139,7 +141,8 @@ class BadInputTest {
 
         byte[] port = Frames.reqV4(null);
         port[Frames.ETH + Frames.IPV4 + 3] = 0x00; // dport 4791 (0x12b7) -> 0x1200
-        assertThat(failed(RoceDecoder.decodeEthernet(port))).isEqualTo(new FrameResult.Failed(Frames.ETH + Frames.IPV4 + 2, "UDP port 4608 is not RoCEv2 (4791)"));
+        assertThat(failed(RoceDecoder.decodeEthernet(port)))
+                .isEqualTo(new FrameResult.Failed(Frames.ETH + Frames.IPV4 + 2, "UDP port 4608 is not RoCEv2 (4791)"));
 
         byte[] rc = Frames.reqV4(null);
         rc[Frames.ETH + Frames.IPV4 + Frames.UDP] = 0x04; // RC SEND_ONLY
@@ -151,7 +154,8 @@ class BadInputTest {
 
         byte[] tcp = Frames.reqV4(null);
         tcp[Frames.ETH + 9] = 6;
-        assertThat(failed(RoceDecoder.decodeEthernet(tcp))).isEqualTo(new FrameResult.Failed(Frames.ETH + 9, "IP protocol 6 is not UDP"));
+        assertThat(failed(RoceDecoder.decodeEthernet(tcp)))
+                .isEqualTo(new FrameResult.Failed(Frames.ETH + 9, "IP protocol 6 is not UDP"));
 
         byte[] frag = Frames.reqV4(null);
         frag[Frames.ETH + 6] = 0x20; // More Fragments
@@ -171,7 +175,8 @@ class BadInputTest {
         pd[0] = 1;
         CmReq bad = withPrivateData(req, Octets.of(pd));
         RoceFrame f = decoded(RoceDecoder.decodeEthernet(Frames.frame(null, a, Frames.addr("10.0.0.5"), bad)));
-        assertThat(CmAddressing.of((CmReq) f.mad().message())).isEqualTo(new CmAddressing.BadCmaVersion(new ServiceId(req.serviceId()), 1));
+        assertThat(CmAddressing.of((CmReq) f.mad().message()))
+                .isEqualTo(new CmAddressing.BadCmaVersion(new ServiceId(req.serviceId()), 1));
     }
 
     @Test
@@ -187,18 +192,18 @@ class BadInputTest {
     }
 
     static CmReq withPrivateData(CmReq r, Octets pd) {
-        return new CmReq(r.localCommId(), r.vendorId(), r.serviceId(), r.localCaGuid(), r.localQkey(), r.localQpn(), r.responderResources(),
-                r.localEecn(), r.initiatorDepth(), r.remoteEecn(), r.remoteCmResponseTimeout(), r.transportServiceType(),
-                r.endToEndFlowControl(), r.startingPsn(), r.localCmResponseTimeout(), r.retryCount(), r.pkey(), r.pathMtu(),
-                r.rdcExists(), r.rnrRetryCount(), r.maxCmRetries(), r.srq(), r.extendedTransportType(), r.primaryPath(),
-                r.alternatePath(), r.sapSupported(), pd);
+        return new CmReq(r.localCommId(), r.vendorId(), r.serviceId(), r.localCaGuid(), r.localQkey(), r.localQpn(),
+                r.responderResources(), r.localEecn(), r.initiatorDepth(), r.remoteEecn(), r.remoteCmResponseTimeout(),
+                r.transportServiceType(), r.endToEndFlowControl(), r.startingPsn(), r.localCmResponseTimeout(),
+                r.retryCount(), r.pkey(), r.pathMtu(), r.rdcExists(), r.rnrRetryCount(), r.maxCmRetries(), r.srq(),
+                r.extendedTransportType(), r.primaryPath(), r.alternatePath(), r.sapSupported(), pd);
     }
 
     static CmReq withServiceId(CmReq r, long sid) {
-        return new CmReq(r.localCommId(), r.vendorId(), sid, r.localCaGuid(), r.localQkey(), r.localQpn(), r.responderResources(),
-                r.localEecn(), r.initiatorDepth(), r.remoteEecn(), r.remoteCmResponseTimeout(), r.transportServiceType(),
-                r.endToEndFlowControl(), r.startingPsn(), r.localCmResponseTimeout(), r.retryCount(), r.pkey(), r.pathMtu(),
-                r.rdcExists(), r.rnrRetryCount(), r.maxCmRetries(), r.srq(), r.extendedTransportType(), r.primaryPath(),
-                r.alternatePath(), r.sapSupported(), r.privateData());
+        return new CmReq(r.localCommId(), r.vendorId(), sid, r.localCaGuid(), r.localQkey(), r.localQpn(),
+                r.responderResources(), r.localEecn(), r.initiatorDepth(), r.remoteEecn(), r.remoteCmResponseTimeout(),
+                r.transportServiceType(), r.endToEndFlowControl(), r.startingPsn(), r.localCmResponseTimeout(),
+                r.retryCount(), r.pkey(), r.pathMtu(), r.rdcExists(), r.rnrRetryCount(), r.maxCmRetries(), r.srq(),
+                r.extendedTransportType(), r.primaryPath(), r.alternatePath(), r.sapSupported(), r.privateData());
     }
 }

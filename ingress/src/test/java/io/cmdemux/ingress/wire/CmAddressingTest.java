@@ -25,8 +25,9 @@ class CmAddressingTest {
         CmaHeader h = CmaHeader.of(InetAddress.getByName("10.0.0.2"), 48879, InetAddress.getByName("10.0.0.5"));
         byte[] pd = h.toPrivateData(new byte[] {(byte) 0xAA}).toByteArray();
         // Byte 0 version 0, byte 1 IP version in bits 7:4, bytes 2-3 port, 4-19 source, 20-35 destination.
-        assertThat(java.util.HexFormat.of().formatHex(pd, 0, 37)).isEqualTo(
-                "00" + "40" + "beef" + "000000000000000000000000" + "0a000002" + "000000000000000000000000" + "0a000005" + "aa");
+        assertThat(java.util.HexFormat.of().formatHex(pd, 0, 37))
+                .isEqualTo("00" + "40" + "beef" + "000000000000000000000000" + "0a000002" + "000000000000000000000000"
+                        + "0a000005" + "aa");
         CmAddressing a = CmAddressing.of(ServiceId.of(PortSpace.TCP, 18515).value(), Octets.of(pd));
         assertThat(a).isInstanceOf(CmAddressing.Ip.class);
         CmAddressing.Ip ip = (CmAddressing.Ip) a;
@@ -39,7 +40,9 @@ class CmAddressingTest {
 
     @Test
     void theHeaderIsReadInEveryPortSpaceAsCmaGetNetDevDoes() throws Exception {
-        byte[] pd = CmaHeader.of(InetAddress.getByName("192.0.2.2"), 40000, InetAddress.getByName("192.0.2.11")).toPrivateData(new byte[0]).toByteArray();
+        byte[] pd = CmaHeader.of(InetAddress.getByName("192.0.2.2"), 40000, InetAddress.getByName("192.0.2.11"))
+                .toPrivateData(new byte[0])
+                .toByteArray();
         for (PortSpace ps : PortSpace.values()) {
             CmAddressing a = CmAddressing.of(ServiceId.of(ps, 7471).value(), Octets.of(pd));
             assertThat(a).as("%s", ps).isInstanceOf(CmAddressing.Ip.class);
@@ -57,9 +60,11 @@ class CmAddressingTest {
         byte[] pd = new byte[CmReq.PRIVATE_DATA_SIZE];
         long sid = ServiceId.of(PortSpace.IB, 9).value();
         // AF_IB user data of zeros: IP version 0, -EAFNOSUPPORT, native IB.
-        assertThat(CmAddressing.of(sid, Octets.of(pd))).isEqualTo(new CmAddressing.NativeIb(new ServiceId(sid), "IP version 0 in the rdma_cm header"));
+        assertThat(CmAddressing.of(sid, Octets.of(pd)))
+                .isEqualTo(new CmAddressing.NativeIb(new ServiceId(sid), "IP version 0 in the rdma_cm header"));
         pd[0] = 0x42;
-        assertThat(CmAddressing.of(sid, Octets.of(pd))).isEqualTo(new CmAddressing.BadCmaVersion(new ServiceId(sid), 0x42));
+        assertThat(CmAddressing.of(sid, Octets.of(pd)))
+                .isEqualTo(new CmAddressing.BadCmaVersion(new ServiceId(sid), 0x42));
         pd[0] = 0;
         pd[1] = 0x45; // the low nibble is not looked at
         assertThat(CmAddressing.of(sid, Octets.of(pd))).isInstanceOf(CmAddressing.Ip.class);
@@ -88,7 +93,8 @@ class CmAddressingTest {
         // 16 bytes that look IPv4-mapped stay an IPv6 address, as an in6_addr does.
         assertThat(CmaHeader.asIpv6(h.dstAddr())).isInstanceOf(java.net.Inet6Address.class);
         assertThat(CmaHeader.asIpv6(h.dstAddr()).getAddress()).isEqualTo(java.util.Arrays.copyOfRange(pd, 20, 36));
-        assertThat(java.util.Arrays.copyOf(h.toPrivateData(new byte[0]).toByteArray(), CmaHeader.SIZE)).isEqualTo(java.util.Arrays.copyOf(pd, CmaHeader.SIZE));
+        assertThat(java.util.Arrays.copyOf(h.toPrivateData(new byte[0]).toByteArray(), CmaHeader.SIZE))
+                .isEqualTo(java.util.Arrays.copyOf(pd, CmaHeader.SIZE));
     }
 
     @Test

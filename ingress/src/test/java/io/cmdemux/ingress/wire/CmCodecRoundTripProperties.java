@@ -36,7 +36,10 @@ class CmCodecRoundTripProperties {
         mad[1] = 7;
         mad[2] = 2;
         mad[3] = method;
-        java.nio.ByteBuffer.wrap(mad).putLong(8, tid).putShort(16, (short) attribute.id()).putInt(20, attributeModifier);
+        java.nio.ByteBuffer.wrap(mad)
+                .putLong(8, tid)
+                .putShort(16, (short) attribute.id())
+                .putInt(20, attributeModifier);
         System.arraycopy(data, 0, mad, MadHeader.SIZE, data.length);
 
         Mad decoded = CmCodec.decode(mad, 0, Mad.SIZE);
@@ -54,8 +57,9 @@ class CmCodecRoundTripProperties {
     }
 
     @Property(tries = 500)
-    void framesRoundTripThroughBuilderAndDecoder(@ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data, @ForAll boolean v6,
-            @ForAll boolean tagged) throws Exception {
+    void framesRoundTripThroughBuilderAndDecoder(
+            @ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data, @ForAll boolean v6, @ForAll boolean tagged)
+            throws Exception {
         byte[] mad = Frames.sendMad(attribute, data);
         Mad m = CmCodec.decode(mad, 0, Mad.SIZE);
         L3Header l3 = v6 ? new L3Header(6, Gid.parse("fd00::1"), Gid.parse("fd00::2"), 3, 9, 0x12345)

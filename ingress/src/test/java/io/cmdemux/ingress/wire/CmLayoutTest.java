@@ -8,7 +8,9 @@ import java.util.List;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** Our encoder against the IBTA field table ({@link SpecLayout}): every field where the spec puts it, nothing else set. */
+/**
+ * Our encoder against the IBTA field table ({@link SpecLayout}): every field where the spec puts it, nothing else set.
+ */
 class CmLayoutTest {
 
     static List<CmMessage> samples() throws Exception {
@@ -18,8 +20,13 @@ class CmLayoutTest {
     @Test
     void specTableCoversEveryFieldOfEveryMessage() throws Exception {
         for (CmMessage m : samples()) {
-            List<String> inTable = SpecLayout.TABLE.get(m.attribute()).stream().map(SpecLayout.Field::path).distinct().collect(Collectors.toList());
-            assertThat(inTable).as(m.attribute().name()).containsExactlyInAnyOrderElementsOf(SpecLayout.leafPaths(m.getClass(), ""));
+            List<String> inTable = SpecLayout.TABLE.get(m.attribute()).stream()
+                    .map(SpecLayout.Field::path)
+                    .distinct()
+                    .collect(Collectors.toList());
+            assertThat(inTable)
+                    .as(m.attribute().name())
+                    .containsExactlyInAnyOrderElementsOf(SpecLayout.leafPaths(m.getClass(), ""));
         }
     }
 
@@ -28,7 +35,9 @@ class CmLayoutTest {
         for (CmMessage m : samples()) {
             byte[] mad = CmCodec.encode(Mad.of(m, 1));
             for (SpecLayout.Field f : SpecLayout.TABLE.get(m.attribute())) {
-                assertThat(SpecLayout.read(mad, MadHeader.SIZE, f)).as(m.attribute() + "." + f.path()).isEqualTo(SpecLayout.expected(m, f));
+                assertThat(SpecLayout.read(mad, MadHeader.SIZE, f))
+                        .as(m.attribute() + "." + f.path())
+                        .isEqualTo(SpecLayout.expected(m, f));
             }
         }
     }
@@ -44,7 +53,9 @@ class CmLayoutTest {
             }
             for (int bit = 0; bit < CmMessage.DATA_SIZE * 8; bit++) {
                 int value = (mad[MadHeader.SIZE + bit / 8] >> (7 - bit % 8)) & 1;
-                assertThat(value).as("%s bit %d[%d] is %s", m.attribute(), bit / 8, bit % 8, covered.get(bit) ? "a field" : "reserved")
+                assertThat(value)
+                        .as("%s bit %d[%d] is %s",
+                                m.attribute(), bit / 8, bit % 8, covered.get(bit) ? "a field" : "reserved")
                         .isEqualTo(covered.get(bit) ? 1 : 0);
             }
         }
@@ -55,6 +66,7 @@ class CmLayoutTest {
         MadHeader h = new MadHeader(1, 7, 2, 0x83, 0xBEEF, 0xCAFE, 0x0102030405060708L, 0x0012, 0x99AABBCC);
         byte[] mad = CmCodec.encode(new Mad(h, CmSamples.rej()));
         assertThat(java.util.HexFormat.of().formatHex(mad, 0, 24))
-                .isEqualTo("01" + "07" + "02" + "83" + "beef" + "cafe" + "0102030405060708" + "0012" + "0000" + "99aabbcc");
+                .isEqualTo("01" + "07" + "02" + "83" + "beef" + "cafe" + "0102030405060708" + "0012" + "0000"
+                        + "99aabbcc");
     }
 }

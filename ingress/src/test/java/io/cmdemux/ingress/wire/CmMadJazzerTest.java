@@ -18,7 +18,8 @@ class CmMadJazzerTest {
     @FuzzTest
     void anyMadDecodesOrIsMalformedAndReencodesToItself(byte[] mad) throws Exception {
         Mad[] decoded = new Mad[1];
-        Exception e = DecoderContract.check(mad.length, BUDGET, () -> decoded[0] = CmCodec.decode(mad, 0, mad.length), MalformedException.class);
+        Exception e = DecoderContract.check(
+                mad.length, BUDGET, () -> decoded[0] = CmCodec.decode(mad, 0, mad.length), MalformedException.class);
         if (e != null) {
             assertThat(((MalformedException) e).offset()).as(e.getMessage()).isBetween(0, mad.length);
             return;

@@ -35,9 +35,9 @@ public final class CmSamples {
     public static CmReq req(InetAddress src, InetAddress dst) {
         CmaHeader h = CmaHeader.of(src, 48879, dst);
         return new CmReq(0x11223344, 0x00ABCDEF, ServiceId.of(PortSpace.TCP, 18515).value(), 0x0002c90300a1b2c3L,
-                0x0BADF00D, 0x000A1B, 0xC4, 0x000C0D, 0x33, 0x000E0F, 0x16, 0x1, true, 0x123456, 0x12, 0x5, 0xFFFF,
-                0x5, true, 0x6, 0xF, true, 0x3,
-                primaryPath(Gid.ofIp(src), Gid.ofIp(dst)), alternatePath(), true, h.toPrivateData(consumerData(20, 0x40)));
+                0x0BADF00D, 0x000A1B, 0xC4, 0x000C0D, 0x33, 0x000E0F, 0x16, 0x1, true, 0x123456, 0x12, 0x5, 0xFFFF, 0x5,
+                true, 0x6, 0xF, true, 0x3, primaryPath(Gid.ofIp(src), Gid.ofIp(dst)), alternatePath(), true,
+                h.toPrivateData(consumerData(20, 0x40)));
     }
 
     public static CmMra mra() {
@@ -67,7 +67,8 @@ public final class CmSamples {
     }
 
     public static CmSidrReq sidrReq() {
-        return new CmSidrReq(0x0C0D0E0F, 0x8001, ServiceId.of(PortSpace.UDP, 4791).value(), Octets.of(consumerData(216, 19)));
+        return new CmSidrReq(
+                0x0C0D0E0F, 0x8001, ServiceId.of(PortSpace.UDP, 4791).value(), Octets.of(consumerData(216, 19)));
     }
 
     public static CmSidrRep sidrRep() {

@@ -13,20 +13,22 @@ final class CmValues {
     }
 
     static final Gid ALL_ONES_GID = new Gid(-1L, -1L);
-    static final CmPath ALL_ONES_PATH = new CmPath(0xffff, 0xffff, ALL_ONES_GID, ALL_ONES_GID, 0xfffff, 0x3f, 0xff, 0xff, 0xf, true, 0x1f);
+    static final CmPath ALL_ONES_PATH =
+            new CmPath(0xffff, 0xffff, ALL_ONES_GID, ALL_ONES_GID, 0xfffff, 0x3f, 0xff, 0xff, 0xf, true, 0x1f);
 
     static CmMessage allOnes(CmAttribute a) {
         switch (a) {
             case REQ:
-                return new CmReq(-1, 0xffffff, -1L, -1L, -1, 0xffffff, 0xff, 0xffffff, 0xff, 0xffffff, 0x1f, 0x3, true, 0xffffff,
-                        0x1f, 0x7, 0xffff, 0xf, true, 0x7, 0xf, true, 0x7, ALL_ONES_PATH, ALL_ONES_PATH, true, ones(CmReq.PRIVATE_DATA_SIZE));
+                return new CmReq(-1, 0xffffff, -1L, -1L, -1, 0xffffff, 0xff, 0xffffff, 0xff, 0xffffff, 0x1f, 0x3, true,
+                        0xffffff, 0x1f, 0x7, 0xffff, 0xf, true, 0x7, 0xf, true, 0x7, ALL_ONES_PATH, ALL_ONES_PATH, true,
+                        ones(CmReq.PRIVATE_DATA_SIZE));
             case MRA:
                 return new CmMra(-1, -1, 0x3, 0x1f, ones(CmMra.PRIVATE_DATA_SIZE));
             case REJ:
                 return new CmRej(-1, -1, 0x3, 0x7f, 0xffff, ones(CmRej.ARI_SIZE), ones(CmRej.PRIVATE_DATA_SIZE));
             case REP:
-                return new CmRep(-1, -1, -1, 0xffffff, 0xffffff, 0xffffff, 0xffffff, 0xff, 0xff, 0x1f, 0x3, true, 0x7, true, -1L,
-                        ones(CmRep.PRIVATE_DATA_SIZE));
+                return new CmRep(-1, -1, -1, 0xffffff, 0xffffff, 0xffffff, 0xffffff, 0xff, 0xff, 0x1f, 0x3, true, 0x7,
+                        true, -1L, ones(CmRep.PRIVATE_DATA_SIZE));
             case RTU:
                 return new CmRtu(-1, -1, ones(CmRtu.PRIVATE_DATA_SIZE));
             case DREQ:

@@ -23,12 +23,14 @@ class CmaHeaderJazzerTest {
         long serviceId = Be.u64(input, 0);
         int length = input.length - Long.BYTES;
         CmaHeader[] header = new CmaHeader[1];
-        Exception e = DecoderContract.check(length, BUDGET, () -> header[0] = CmaHeader.decode(input, Long.BYTES, length), MalformedException.class);
+        Exception e = DecoderContract.check(length, BUDGET,
+                () -> header[0] = CmaHeader.decode(input, Long.BYTES, length), MalformedException.class);
         if (e != null) {
             assertThat(((MalformedException) e).offset()).isBetween(0, length);
         }
         CmAddressing[] addressing = new CmAddressing[1];
-        DecoderContract.check(length, BUDGET, () -> addressing[0] = CmAddressing.of(serviceId, input, Long.BYTES, length));
+        DecoderContract.check(
+                length, BUDGET, () -> addressing[0] = CmAddressing.of(serviceId, input, Long.BYTES, length));
         assertThat(addressing[0]).isNotNull();
         if (addressing[0] instanceof CmAddressing.Ip ip) {
             assertThat(ip.header()).isEqualTo(header[0]);

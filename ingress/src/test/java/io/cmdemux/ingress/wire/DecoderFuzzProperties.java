@@ -44,12 +44,16 @@ class DecoderFuzzProperties {
                 Frames.frame(Vlan.of(9), Frames.addr("10.9.9.9"), Frames.addr("10.1.1.1"), CmSamples.mra()),
                 // Without their ICRC, so that the mutations also go the way of a frame that ends after its MAD.
                 Frames.withoutIcrc(Frames.reqV4(null)),
-                Frames.withoutIcrc(Frames.frame(Vlan.of(4), Frames.addr("fd00::1"), Frames.addr("fd00::9"), CmSamples.sidrReq())));
+                Frames.withoutIcrc(
+                        Frames.frame(Vlan.of(4), Frames.addr("fd00::1"), Frames.addr("fd00::9"), CmSamples.sidrReq())));
     }
 
     @Property(tries = 3000)
-    void mutatedValidFramesNeverThrow(@ForAll("validFrames") byte[] frame, @ForAll @Size(min = 1, max = 8) int[] positions,
-            @ForAll @Size(min = 1, max = 8) byte[] values, @ForAll @IntRange(min = -40, max = 40) int lengthChange) {
+    void mutatedValidFramesNeverThrow(
+            @ForAll("validFrames") byte[] frame,
+            @ForAll @Size(min = 1, max = 8) int[] positions,
+            @ForAll @Size(min = 1, max = 8) byte[] values,
+            @ForAll @IntRange(min = -40, max = 40) int lengthChange) {
         byte[] f = Arrays.copyOf(frame, Math.max(0, frame.length + lengthChange));
         for (int i = 0; i < positions.length && f.length > 0; i++) {
             f[Math.floorMod(positions[i], f.length)] = values[i % values.length];
@@ -62,8 +66,8 @@ class DecoderFuzzProperties {
     }
 
     @Property(tries = 1000)
-    void headerLengthFieldsSetToAnythingNeverThrow(@ForAll("validFrames") byte[] frame, @ForAll short ipLength, @ForAll short udpLength,
-            @ForAll byte ihl) {
+    void headerLengthFieldsSetToAnythingNeverThrow(
+            @ForAll("validFrames") byte[] frame, @ForAll short ipLength, @ForAll short udpLength, @ForAll byte ihl) {
         byte[] f = frame.clone();
         int l3 = (f[12] == (byte) 0x81) ? Frames.ETH + Frames.VLAN : Frames.ETH;
         boolean v4 = (f[l3] >>> 4) == 4;

@@ -2,7 +2,9 @@ package io.cmdemux.ingress.wire;
 
 import java.net.InetAddress;
 
-/** Frames for tests, with header sizes from the specs (Ethernet 14, 802.1Q 4, IPv4 20, IPv6 40, UDP 8, BTH 12, DETH 8). */
+/**
+ * Frames for tests, with header sizes from the specs (Ethernet 14, 802.1Q 4, IPv4 20, IPv6 40, UDP 8, BTH 12, DETH 8).
+ */
 public final class Frames {
     static final int ETH = 14;
     static final int VLAN = 4;
@@ -30,7 +32,9 @@ public final class Frames {
         return RoceFrameBuilder.cmFrame(CmSamples.l2(vlan), CmSamples.l3(src, dst), 0xC001, 0xFFFF, 5, Mad.of(m, 0x42));
     }
 
-    /** A CM MAD (base version 1, class 7, class version 2, method Send) with {@code data} as its 232 bytes of CM data. */
+    /**
+     * A CM MAD (base version 1, class 7, class version 2, method Send) with {@code data} as its 232 bytes of CM data.
+     */
     public static byte[] sendMad(CmAttribute attribute, byte[] data) {
         byte[] mad = new byte[Mad.SIZE];
         mad[0] = 1;

@@ -16,24 +16,30 @@ class IcrcProperties {
     private static final int MAD_FRAME_AFTER_IP = 8 + Bth.SIZE + Deth.SIZE + Mad.SIZE;
 
     @Property(tries = 3000)
-    void onePassEqualsTheDefinitionForIpv4(@ForAll @Size(min = 20 + MAD_FRAME_AFTER_IP, max = 20 + MAD_FRAME_AFTER_IP) byte[] packet,
+    void onePassEqualsTheDefinitionForIpv4(
+            @ForAll @Size(min = 20 + MAD_FRAME_AFTER_IP, max = 20 + MAD_FRAME_AFTER_IP) byte[] packet,
             @ForAll @IntRange(min = 0, max = 40) int at) {
         byte[] f = inFrame(packet, at, 0x40);
-        assertThat(Icrc.compute(f, at, 20, f.length - Icrc.SIZE)).isEqualTo(Icrc.computeByCopy(f, at, 20, f.length - Icrc.SIZE));
+        assertThat(Icrc.compute(f, at, 20, f.length - Icrc.SIZE))
+                .isEqualTo(Icrc.computeByCopy(f, at, 20, f.length - Icrc.SIZE));
     }
 
     @Property(tries = 3000)
-    void onePassEqualsTheDefinitionForIpv6(@ForAll @Size(min = 40 + MAD_FRAME_AFTER_IP, max = 40 + MAD_FRAME_AFTER_IP) byte[] packet,
+    void onePassEqualsTheDefinitionForIpv6(
+            @ForAll @Size(min = 40 + MAD_FRAME_AFTER_IP, max = 40 + MAD_FRAME_AFTER_IP) byte[] packet,
             @ForAll @IntRange(min = 0, max = 40) int at) {
         byte[] f = inFrame(packet, at, 0x60);
-        assertThat(Icrc.compute(f, at, 40, f.length - Icrc.SIZE)).isEqualTo(Icrc.computeByCopy(f, at, 40, f.length - Icrc.SIZE));
+        assertThat(Icrc.compute(f, at, 40, f.length - Icrc.SIZE))
+                .isEqualTo(Icrc.computeByCopy(f, at, 40, f.length - Icrc.SIZE));
     }
 
     @Property(tries = 500)
-    void otherShapesTakeTheDefinition(@ForAll @Size(min = 24 + MAD_FRAME_AFTER_IP + 3, max = 24 + MAD_FRAME_AFTER_IP + 3) byte[] packet) {
+    void otherShapesTakeTheDefinition(
+            @ForAll @Size(min = 24 + MAD_FRAME_AFTER_IP + 3, max = 24 + MAD_FRAME_AFTER_IP + 3) byte[] packet) {
         // IPv4 with one option word and a 3-byte pad: not a shape with tables.
         byte[] f = inFrame(packet, 0, 0x40);
-        assertThat(Icrc.compute(f, 0, 24, f.length - Icrc.SIZE)).isEqualTo(Icrc.computeByCopy(f, 0, 24, f.length - Icrc.SIZE));
+        assertThat(Icrc.compute(f, 0, 24, f.length - Icrc.SIZE))
+                .isEqualTo(Icrc.computeByCopy(f, 0, 24, f.length - Icrc.SIZE));
     }
 
     /** The packet at {@code at} in a frame with an ICRC slot behind it, its version nibble set. */

@@ -33,9 +33,19 @@ class ReplyFrameTest {
             w.write(reqFrame);
             w.write(answer);
         }
-        List<Map<String, String>> rows = Tshark.fields(pcap, List.of("eth.src", "eth.dst", "vlan.id", "ip.src", "ip.dst",
-                "infiniband.bth.p_key", "infiniband.mad.transactionid", "infiniband.cm.req", "infiniband.cm.rej.remotecommid",
-                "infiniband.cm.rej.reason", "infiniband.cm.rej.msgrej"));
+        List<Map<String, String>> rows = Tshark.fields(pcap,
+                List.of(
+                        "eth.src",
+                        "eth.dst",
+                        "vlan.id",
+                        "ip.src",
+                        "ip.dst",
+                        "infiniband.bth.p_key",
+                        "infiniband.mad.transactionid",
+                        "infiniband.cm.req",
+                        "infiniband.cm.rej.remotecommid",
+                        "infiniband.cm.rej.reason",
+                        "infiniband.cm.rej.msgrej"));
         Map<String, String> q = rows.get(0);
         Map<String, String> a = rows.get(1);
         assertThat(a.get("eth.src")).isEqualTo(q.get("eth.dst"));
@@ -45,7 +55,8 @@ class ReplyFrameTest {
         assertThat(a.get("ip.dst")).isEqualTo(q.get("ip.src"));
         assertThat(a.get("infiniband.bth.p_key")).isEqualTo(q.get("infiniband.bth.p_key"));
         assertThat(a.get("infiniband.mad.transactionid")).isEqualTo(q.get("infiniband.mad.transactionid"));
-        assertThat(Tshark.number(a.get("infiniband.cm.rej.remotecommid"))).isEqualTo(Tshark.number(q.get("infiniband.cm.req")));
+        assertThat(Tshark.number(a.get("infiniband.cm.rej.remotecommid")))
+                .isEqualTo(Tshark.number(q.get("infiniband.cm.req")));
         assertThat(Tshark.number(a.get("infiniband.cm.rej.reason"))).isEqualTo(8);
         assertThat(Tshark.number(a.get("infiniband.cm.rej.msgrej"))).isEqualTo(0); // 0 = REQ rejected
         assertThat(((FrameResult.Decoded) RoceDecoder.decodeEthernet(answer)).frame().icrcValid()).isTrue();

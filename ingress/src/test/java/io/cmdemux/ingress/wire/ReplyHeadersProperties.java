@@ -17,13 +17,15 @@ import net.jqwik.api.constraints.Size;
 class ReplyHeadersProperties {
 
     @Property(tries = 500)
-    void answerFromKeptHeadersEqualsAnswerFromTheRequest(@ForAll CmAttribute requestKind, @ForAll CmAttribute answerKind,
-            @ForAll @Size(232) byte[] data, @ForAll @Size(232) byte[] answerData, @ForAll boolean v6, @ForAll boolean tagged,
-            @ForAll boolean bareIp, @ForAll @IntRange(max = 40) int offset, @ForAll byte garbage, @ForAll @IntRange(max = 0xffffff) int psn) throws Exception {
+    void answerFromKeptHeadersEqualsAnswerFromTheRequest(@ForAll CmAttribute requestKind,
+            @ForAll CmAttribute answerKind, @ForAll @Size(232) byte[] data, @ForAll @Size(232) byte[] answerData,
+            @ForAll boolean v6, @ForAll boolean tagged, @ForAll boolean bareIp, @ForAll @IntRange(max = 40) int offset,
+            @ForAll byte garbage, @ForAll @IntRange(max = 0xffffff) int psn)
+            throws Exception {
         L3Header l3 = v6 ? new L3Header(6, Gid.parse("fd00::1"), Gid.parse("fd00::2"), 3, 9, 0x12345)
                 : new L3Header(4, Gid.parse("::ffff:1.2.3.4"), Gid.parse("::ffff:5.6.7.8"), 3, 9, 0);
-        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(tagged ? new Vlan(2, true, 33) : null), l3, 0xD000, 0x7FFF, 77,
-                CmCodec.decode(Frames.sendMad(requestKind, data), 0, Mad.SIZE));
+        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(tagged ? new Vlan(2, true, 33) : null), l3, 0xD000, 0x7FFF,
+                77, CmCodec.decode(Frames.sendMad(requestKind, data), 0, Mad.SIZE));
         int l3At = Frames.ETH + (tagged ? Frames.VLAN : 0);
         RoceFrame request = ((FrameResult.Decoded) (bareIp
                 ? RoceDecoder.decodeIp(Arrays.copyOfRange(frame, l3At, frame.length))
@@ -37,7 +39,10 @@ class ReplyHeadersProperties {
 
         assertThat(length).isLessThanOrEqualTo(RoceFrameBuilder.MAX_REPLY_HEADERS);
         assertThat(fromKept).isEqualTo(RoceFrameBuilder.reply(request, answer, 0xC000, psn));
-        assertThat(((FrameResult.Decoded) (bareIp ? RoceDecoder.decodeIp(fromKept) : RoceDecoder.decodeEthernet(fromKept)))
-                .frame().icrcValid()).isTrue();
+        assertThat(((FrameResult.Decoded)
+                                (bareIp ? RoceDecoder.decodeIp(fromKept) : RoceDecoder.decodeEthernet(fromKept)))
+                        .frame()
+                        .icrcValid())
+                .isTrue();
     }
 }

@@ -40,7 +40,9 @@ class RoceFrameJazzerTest {
     private static void viewAgrees(byte[] frame, boolean ethernet, FrameResult decoded) throws Exception {
         RoceFrameView view;
         try {
-            view = ethernet ? new RoceFrameView().wrapEthernet(frame, 0, frame.length) : new RoceFrameView().wrapIp(frame, 0, frame.length);
+            view = ethernet
+                    ? new RoceFrameView().wrapEthernet(frame, 0, frame.length)
+                    : new RoceFrameView().wrapIp(frame, 0, frame.length);
         } catch (MalformedException e) {
             assertThat(decoded).isEqualTo(new FrameResult.Failed(e.offset(), e.reason()));
             if (ethernet) {

@@ -27,13 +27,14 @@ class RoceFrameViewProperties {
         byte[] mad = Frames.sendMad(attribute, data);
         L3Header l3 = v6 ? new L3Header(6, Gid.parse("fd00::1"), Gid.parse("fd00::2"), 3, 9, 0x12345)
                 : new L3Header(4, Gid.parse("::ffff:1.2.3.4"), Gid.parse("::ffff:5.6.7.8"), 3, 9, 0);
-        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(tagged ? new Vlan(2, true, 33) : null), l3, 0xD000, 0x7FFF, 77,
-                CmCodec.decode(mad, 0, Mad.SIZE));
+        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(tagged ? new Vlan(2, true, 33) : null), l3, 0xD000, 0x7FFF,
+                77, CmCodec.decode(mad, 0, Mad.SIZE));
         if (corruptIcrc) {
             frame[frame.length - 1] ^= 0x20;
         }
         int l3At = Frames.ETH + (tagged ? Frames.VLAN : 0);
-        RoceFrameView view = bareIp ? RoceFrameView.ip(frame, l3At, frame.length) : RoceFrameView.ethernet(frame, 0, frame.length);
+        RoceFrameView view =
+                bareIp ? RoceFrameView.ip(frame, l3At, frame.length) : RoceFrameView.ethernet(frame, 0, frame.length);
         RoceFrame records = view.toFrame();
 
         assertThat(view.icrcValid()).isEqualTo(!corruptIcrc);
@@ -58,7 +59,11 @@ class RoceFrameViewProperties {
         assertThat(view.ipSrc()).isEqualTo(records.l3().src());
         assertThat(view.ipDst()).isEqualTo(records.l3().dst());
         assertThat(view.bthPkey()).isEqualTo(records.bth().pkey());
-        assertThat(view.vlanId()).isEqualTo(records.l2() == null || records.l2().vlan() == null ? -1 : records.l2().vlan().vid());
+        assertThat(view.vlanId())
+                .isEqualTo(
+                        records.l2() == null || records.l2().vlan() == null
+                                ? -1
+                                : records.l2().vlan().vid());
         assertThat(view.l2Dst()).isEqualTo(records.l2() == null ? null : records.l2().dst());
         assertThat(view.transactionId()).isEqualTo(records.mad().header().transactionId());
         assertThat(view.l2()).isEqualTo(records.l2());
@@ -85,7 +90,8 @@ class RoceFrameViewProperties {
         }
         // An answer built from the view is the one built from the records, byte for byte.
         CmRtu answer = new CmRtu(0x1234, 0x5678, Octets.zeros(0));
-        assertThat(RoceFrameBuilder.reply(view, answer, 0xC000, 5)).isEqualTo(RoceFrameBuilder.reply(records, answer, 0xC000, 5));
+        assertThat(RoceFrameBuilder.reply(view, answer, 0xC000, 5))
+                .isEqualTo(RoceFrameBuilder.reply(records, answer, 0xC000, 5));
         if (m instanceof CmReq req) {
             assertThat(view.requestId()).isEqualTo(req.localCommId());
             assertThat(view.serviceId()).isEqualTo(req.serviceId());
@@ -121,13 +127,17 @@ class RoceFrameViewProperties {
         assertThat(view.cmaDstAddr()).isEqualTo(h.dstAddr());
     }
 
-    /** The shortcut takes the common frames, IPv4 and IPv6, and only the one it is for; what it reads is what the full checks read. */
+    /**
+     * The shortcut takes the common frames, IPv4 and IPv6, and only the one it is for; what it reads is what the full
+     * checks read.
+     */
     @Example
     void theShortcutTakesTheCommonFrames() throws Exception {
         for (boolean sidr : new boolean[] {false, true}) {
-            byte[] v4 = Frames.frame(null, Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5"), sidr ? CmSamples.sidrReq() : CmSamples.req(Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5")));
-            byte[] v6 = Frames.frame(null, Frames.addr("fd00::2"), Frames.addr("fd00::5"), sidr ? CmSamples.sidrReq() : CmSamples.req(
-                    Frames.addr("fd00::2"), Frames.addr("fd00::5")));
+            byte[] v4 = Frames.frame(null, Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5"),
+                    sidr ? CmSamples.sidrReq() : CmSamples.req(Frames.addr("10.0.0.2"), Frames.addr("10.0.0.5")));
+            byte[] v6 = Frames.frame(null, Frames.addr("fd00::2"), Frames.addr("fd00::5"),
+                    sidr ? CmSamples.sidrReq() : CmSamples.req(Frames.addr("fd00::2"), Frames.addr("fd00::5")));
             assertThat(new RoceFrameView().plainV4(v4, 0)).isTrue();
             assertThat(new RoceFrameView().plainV6(v6, 0)).isTrue();
             assertThat(new RoceFrameView().plainV6(v4, 0)).isFalse();
@@ -135,7 +145,10 @@ class RoceFrameViewProperties {
             RoceFrameView shortcut = new RoceFrameView();
             shortcut.plainV6(v6, 0);
             assertThat(shortcut.icrcValid()).isTrue();
-            assertThat(shortcut.toFrame()).isEqualTo(new RoceFrameView().wrapEthernetChecked(v6, 0, v6.length).toFrame());
+            assertThat(shortcut.toFrame())
+                    .isEqualTo(new RoceFrameView()
+                            .wrapEthernetChecked(v6, 0, v6.length)
+                            .toFrame());
         }
     }
 
@@ -145,8 +158,9 @@ class RoceFrameViewProperties {
      * checked field is.
      */
     @Property(tries = 5000)
-    void theShortcutAgreesWithTheFullChecks(@ForAll @Size(min = 1, max = 4) int[] positions, @ForAll @Size(min = 1, max = 4) byte[] values,
-            @ForAll boolean sidr, @ForAll boolean v6) throws Exception {
+    void theShortcutAgreesWithTheFullChecks(@ForAll @Size(min = 1, max = 4) int[] positions,
+            @ForAll @Size(min = 1, max = 4) byte[] values, @ForAll boolean sidr, @ForAll boolean v6)
+            throws Exception {
         InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
         InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
         byte[] f = Frames.frame(null, src, dst, sidr ? CmSamples.sidrReq() : CmSamples.req(src, dst));
@@ -157,7 +171,8 @@ class RoceFrameViewProperties {
         try {
             shortcut = new RoceFrameView().wrapEthernet(f, 0, f.length).toFrame();
         } catch (MalformedException e) {
-            assertThatThrownBy(() -> new RoceFrameView().wrapEthernetChecked(f, 0, f.length)).isInstanceOf(MalformedException.class)
+            assertThatThrownBy(() -> new RoceFrameView().wrapEthernetChecked(f, 0, f.length))
+                    .isInstanceOf(MalformedException.class)
                     .hasMessage(e.getMessage());
             return;
         }
@@ -170,8 +185,10 @@ class RoceFrameViewProperties {
      * fields at a variable start.
      */
     @Property(tries = 1000)
-    void aFrameAtAnOffsetReadsAsTheFrameAlone(@ForAll @IntRange(max = 64) int before, @ForAll @IntRange(max = 64) int after,
-            @ForAll @Size(128) byte[] around, @ForAll boolean sidr, @ForAll boolean v6, @ForAll boolean corruptIcrc) throws Exception {
+    void aFrameAtAnOffsetReadsAsTheFrameAlone(@ForAll @IntRange(max = 64) int before,
+            @ForAll @IntRange(max = 64) int after, @ForAll @Size(128) byte[] around, @ForAll boolean sidr,
+            @ForAll boolean v6, @ForAll boolean corruptIcrc)
+            throws Exception {
         InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
         InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
         byte[] alone = Frames.frame(null, src, dst, sidr ? CmSamples.sidrReq() : CmSamples.req(src, dst));
@@ -183,7 +200,8 @@ class RoceFrameViewProperties {
         System.arraycopy(around, 64, buffer, before + alone.length, after);
         int end = before + alone.length;
 
-        assertThat(v6 ? new RoceFrameView().plainV6(buffer, before) : new RoceFrameView().plainV4(buffer, before)).isTrue();
+        assertThat(v6 ? new RoceFrameView().plainV6(buffer, before) : new RoceFrameView().plainV4(buffer, before))
+                .isTrue();
         List<Object> expected = receiveFields(RoceFrameView.ethernet(alone, 0, alone.length));
         assertThat(receiveFields(new RoceFrameView().wrapEthernet(buffer, before, end))).isEqualTo(expected);
         assertThat(receiveFields(new RoceFrameView().wrapEthernetChecked(buffer, before, end))).isEqualTo(expected);
@@ -193,9 +211,10 @@ class RoceFrameViewProperties {
     /** What the daemon reads of a request to route it, and the records of the rest. */
     private static List<Object> receiveFields(RoceFrameView v) {
         boolean req = v.attribute() == CmAttribute.REQ;
-        return List.of(v.icrcValid(), v.attribute(), v.requestId(), v.serviceId(), v.requestPkey(), v.bthPkey(), v.transactionId(),
-                req ? v.primaryRemoteGid() : Gid.ZERO, req ? v.primaryLocalGid() : Gid.ZERO, v.cmaVersion(), v.cmaIpVersion(),
-                v.cmaSrcPort(), v.cmaSrcAddr(), v.cmaDstAddr(), v.addressing(), v.ipSrc(), v.ipDst(), v.toFrame());
+        return List.of(v.icrcValid(), v.attribute(), v.requestId(), v.serviceId(), v.requestPkey(), v.bthPkey(),
+                v.transactionId(), req ? v.primaryRemoteGid() : Gid.ZERO, req ? v.primaryLocalGid() : Gid.ZERO,
+                v.cmaVersion(), v.cmaIpVersion(), v.cmaSrcPort(), v.cmaSrcAddr(), v.cmaDstAddr(), v.addressing(),
+                v.ipSrc(), v.ipDst(), v.toFrame());
     }
 
     /**
@@ -204,8 +223,9 @@ class RoceFrameViewProperties {
      * read one reads the next frame's ICRC again.
      */
     @Property(tries = 500)
-    void aFrameWithoutItsIcrcReadsAsTheWholeFrameAndIsNeverValid(@ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data,
-            @ForAll boolean v6, @ForAll boolean tagged) throws Exception {
+    void aFrameWithoutItsIcrcReadsAsTheWholeFrameAndIsNeverValid(
+            @ForAll CmAttribute attribute, @ForAll @Size(232) byte[] data, @ForAll boolean v6, @ForAll boolean tagged)
+            throws Exception {
         InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
         InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
         // The random CM data goes straight into the frame, reserved bits too.
@@ -231,12 +251,15 @@ class RoceFrameViewProperties {
     @Property(tries = 200)
     void aViewWrapsFrameAfterFrame(@ForAll boolean firstV6) throws Exception {
         byte[] v4 = Frames.reqV4(null);
-        byte[] v6 = Frames.frame(Vlan.of(7), Frames.addr("fd00::1"), Frames.addr("fd00::9"), CmSamples.req(Frames.addr("fd00::1"), Frames.addr("fd00::9")));
+        byte[] v6 = Frames.frame(Vlan.of(7), Frames.addr("fd00::1"), Frames.addr("fd00::9"),
+                CmSamples.req(Frames.addr("fd00::1"), Frames.addr("fd00::9")));
         RoceFrameView view = new RoceFrameView();
         byte[] first = firstV6 ? v6 : v4;
         byte[] second = firstV6 ? v4 : v6;
-        assertThat(view.wrapEthernet(first, 0, first.length).toFrame()).isEqualTo(RoceFrameView.ethernet(first, 0, first.length).toFrame());
-        assertThat(view.wrapEthernet(second, 0, second.length).toFrame()).isEqualTo(RoceFrameView.ethernet(second, 0, second.length).toFrame());
+        assertThat(view.wrapEthernet(first, 0, first.length).toFrame())
+                .isEqualTo(RoceFrameView.ethernet(first, 0, first.length).toFrame());
+        assertThat(view.wrapEthernet(second, 0, second.length).toFrame())
+                .isEqualTo(RoceFrameView.ethernet(second, 0, second.length).toFrame());
         assertThat(view.vlanId()).isEqualTo(firstV6 ? -1 : 7);
     }
 }

@@ -56,8 +56,8 @@ class ScapyIcrcTest {
         for (Vlan vlan : Arrays.asList(null, Vlan.of(42))) {
             for (InetAddress[] pair : List.of(new InetAddress[] {a4, b4}, new InetAddress[] {a6, b6})) {
                 for (CmMessage m : CmSamples.all(pair[0], pair[1])) {
-                    frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(vlan), CmSamples.l3(pair[0], pair[1]), 0xC000 + (int) tid, 0x8001,
-                            (int) tid, Mad.of(m, tid++)));
+                    frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(vlan), CmSamples.l3(pair[0], pair[1]),
+                            0xC000 + (int) tid, 0x8001, (int) tid, Mad.of(m, tid++)));
                 }
             }
         }
@@ -72,13 +72,14 @@ class ScapyIcrcTest {
             InetAddress dst = InetAddress.getByAddress(d);
             // Vary the fields the ICRC masks: they must not change it, and scapy must agree.
             L3Header l3 = v6
-                    ? new L3Header(6, Gid.ofIp(src), Gid.ofIp(dst), rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(1 << 20))
+                    ? new L3Header(
+                            6, Gid.ofIp(src), Gid.ofIp(dst), rnd.nextInt(256), rnd.nextInt(256), rnd.nextInt(1 << 20))
                     : new L3Header(4, Gid.ofIp(src), Gid.ofIp(dst), rnd.nextInt(256), rnd.nextInt(256), 0);
             Bth bth = new Bth(Bth.OPCODE_UD_SEND_ONLY, rnd.nextBoolean(), rnd.nextBoolean(), 0, 0, rnd.nextInt(1 << 16),
                     rnd.nextBoolean(), rnd.nextBoolean(), Bth.GSI_QP, rnd.nextBoolean(), rnd.nextInt(1 << 24));
             CmReq req = CmSamples.req(src, dst);
-            frames.add(RoceFrameBuilder.build(CmSamples.l2(i % 3 == 0 ? Vlan.of(rnd.nextInt(4095)) : null), l3, 0xC000 | rnd.nextInt(0x4000),
-                    bth, new Deth(Deth.GSI_QKEY, 1), Mad.of(req, rnd.nextLong())));
+            frames.add(RoceFrameBuilder.build(CmSamples.l2(i % 3 == 0 ? Vlan.of(rnd.nextInt(4095)) : null), l3,
+                    0xC000 | rnd.nextInt(0x4000), bth, new Deth(Deth.GSI_QKEY, 1), Mad.of(req, rnd.nextLong())));
         }
         Path pcap = dir.resolve("icrc.pcap");
         try (OutputStream out = Files.newOutputStream(pcap); CaptureWriter w = CaptureWriter.ethernet(out)) {
@@ -106,21 +107,18 @@ class ScapyIcrcTest {
 
     @Test
     void ourDecoderAcceptsEveryIcrcScapyWrote() throws Exception {
-        // scapy builds the whole frame here (Ether/IP/UDP/BTH with our DETH+MAD as payload) and fills in the ICRC itself.
+        // scapy builds the whole frame here (Ether/IP/UDP/BTH with
+        // our DETH+MAD as payload) and fills in the ICRC itself.
         byte[] mad = CmCodec.encode(Mad.of(CmSamples.rej(), 77));
-        String script = String.join("\n",
-                "import sys",
-                "from scapy.all import Ether, Dot1Q, IP, UDP, Raw, raw, wrpcap",
-                "from scapy.contrib.roce import BTH",
-                "payload = bytes.fromhex(sys.argv[2])",
-                "pkts = []",
+        String script = String.join("\n", "import sys", "from scapy.all import Ether, Dot1Q, IP, UDP, Raw, raw, wrpcap",
+                "from scapy.contrib.roce import BTH", "payload = bytes.fromhex(sys.argv[2])", "pkts = []",
                 "for tos, ttl, vlan in [(0, 64, None), (0xb8, 1, 7), (0x03, 255, None)]:",
                 "    l2 = Ether(src='02:00:00:00:00:0a', dst='02:00:00:00:00:0b')",
                 "    if vlan is not None: l2 = l2 / Dot1Q(vlan=vlan)",
-                "    pkts.append(l2 / IP(src='10.1.2.3', dst='10.4.5.6', tos=tos, ttl=ttl, flags='DF') / UDP(sport=49152, dport=4791, chksum=0)",
+                "    pkts.append(l2 / IP(src='10.1.2.3', dst='10.4.5.6', tos=tos, ttl=ttl, flags='DF')",
+                "                / UDP(sport=49152, dport=4791, chksum=0)",
                 "                / BTH(opcode=0x64, migreq=1, pkey=0xffff, dqpn=1, psn=9) / Raw(payload))",
-                "wrpcap(sys.argv[1], pkts)",
-                "");
+                "wrpcap(sys.argv[1], pkts)", "");
         byte[] payload = new byte[Deth.SIZE + Mad.SIZE];
         Deth.gsi().encode(payload, 0);
         System.arraycopy(mad, 0, payload, Deth.SIZE, Mad.SIZE);

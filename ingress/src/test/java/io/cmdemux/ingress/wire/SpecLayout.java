@@ -16,7 +16,10 @@ import java.util.Map;
 public final class SpecLayout {
     private SpecLayout() {}
 
-    /** One field: a record path ("primaryPath.flowLabel"), the bits of its value it holds ({@code shift}), where, how wide. */
+    /**
+     * One field: a record path ("primaryPath.flowLabel"), the bits of its value it holds ({@code shift}), where, how
+     * wide.
+     */
     public record Field(String path, int shift, int byteOffset, int bitOffset, int width) {
         static Field at(String path, int byteOffset, int bitOffset, int width) {
             return new Field(path, 0, byteOffset, bitOffset, width);

@@ -44,7 +44,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("tshark")
 class TsharkDecoderOracleTest {
-    static final CmAttribute[] TYPES = {CmAttribute.REQ, CmAttribute.REP, CmAttribute.REJ, CmAttribute.RTU, CmAttribute.DREQ, CmAttribute.DREP};
+    static final CmAttribute[] TYPES = {
+        CmAttribute.REQ, CmAttribute.REP, CmAttribute.REJ, CmAttribute.RTU, CmAttribute.DREQ, CmAttribute.DREP
+    };
 
     @TempDir
     Path dir;
@@ -56,7 +58,8 @@ class TsharkDecoderOracleTest {
         InetAddress dst = InetAddress.getByName("fd00:1::2");
         List<byte[]> frames = new ArrayList<>();
         for (int i = 0; i < 120; i++) {
-            byte[] f = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(src, dst), 0xC000, 0xFFFF, i, Mad.of(CmSamples.rtu(), i));
+            byte[] f = RoceFrameBuilder.cmFrame(
+                    CmSamples.l2(null), CmSamples.l3(src, dst), 0xC000, 0xFFFF, i, Mad.of(CmSamples.rtu(), i));
             int mad = Frames.ETH + Frames.IPV6 + Frames.UDP + Frames.BTH + Frames.DETH;
             byte[] data = new byte[CmMessage.DATA_SIZE];
             rnd.nextBytes(data);
@@ -122,17 +125,33 @@ class TsharkDecoderOracleTest {
         soft.assertAll();
     }
 
-    /** tshark 4.0's rule (see the class comment): the IP CM header is dissected when the service ID's top 5 bytes are 00 00 00 00 01. */
+    /**
+     * tshark 4.0's rule (see the class comment): the IP CM header is dissected when the service ID's top 5 bytes are 00
+     * 00 00 00 01.
+     */
     static boolean tsharkDissectsIpCm(long sid) {
         return (sid >>> 24) == 1;
     }
 
     /** A service ID of each kind, port 0: rdma_cm's four port spaces, other 0x01xx codes, codes outside, a vendor's. */
-    static final long[] SERVICE_IDS = {0x0000000001060000L, 0x0000000001110000L, 0x00000000013F0000L, 0x0000000000020000L,
-            0x0000000001000000L, 0x00000000010A0000L, 0x0000000001FF0000L, 0x0000000000060000L, 0x0000000002060000L,
-            0x00000000FF060000L, 0x0000000101060000L, 0x0002C90300000000L};
+    static final long[] SERVICE_IDS = {
+        0x0000000001060000L,
+        0x0000000001110000L,
+        0x00000000013F0000L,
+        0x0000000000020000L,
+        0x0000000001000000L,
+        0x00000000010A0000L,
+        0x0000000001FF0000L,
+        0x0000000000060000L,
+        0x0000000002060000L,
+        0x00000000FF060000L,
+        0x0000000101060000L,
+        0x0002C90300000000L
+    };
 
-    /** The experiment behind {@link #tsharkDissectsIpCm}, repeated: every kind of service ID with every kind of header. */
+    /**
+     * The experiment behind {@link #tsharkDissectsIpCm}, repeated: every kind of service ID with every kind of header.
+     */
     @Test
     void tsharkDissectsTheIpCmHeaderByServiceIdPrefixAlone() throws Exception {
         InetAddress src = InetAddress.getByName("10.0.0.2");
@@ -144,7 +163,8 @@ class TsharkDecoderOracleTest {
             for (int ipVersionByte : new int[] {0x40, 0x60, 0x00, 0x10, 0x50, 0xF0, 0x4F}) {
                 for (int cmaVersion : new int[] {0x00, 0x01, 0x12, 0xFF}) {
                     long sid = sidBase | 7471;
-                    byte[] f = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(src, dst), 0xC000, 0xFFFF, 1, Mad.of(CmSamples.req(src, dst), 1));
+                    byte[] f = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(src, dst), 0xC000, 0xFFFF, 1,
+                            Mad.of(CmSamples.req(src, dst), 1));
                     int data = Frames.MAD_V4 + MadHeader.SIZE;
                     Be.put64(f, data + ReqLayout.SERVICE_ID, sid);
                     f[data + ReqLayout.PRIVATE_DATA] = (byte) cmaVersion;
@@ -161,27 +181,40 @@ class TsharkDecoderOracleTest {
                 w.write(f);
             }
         }
-        List<String> fields = List.of("infiniband.cm.req.serviceid.prefix", "infiniband.cm.req.ip_cm.majv", "infiniband.cm.req.ip_cm.minv",
-                "infiniband.cm.req.ip_cm.ipv", "infiniband.cm.req.ip_cm.reserved", "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.sip6",
-                "infiniband.cm.req.private");
+        List<String> fields = List.of("infiniband.cm.req.serviceid.prefix", "infiniband.cm.req.ip_cm.majv",
+                "infiniband.cm.req.ip_cm.minv", "infiniband.cm.req.ip_cm.ipv", "infiniband.cm.req.ip_cm.reserved",
+                "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.sip6", "infiniband.cm.req.private");
         List<Map<String, String>> rows = Tshark.fields(pcap, fields);
         assertThat(rows).hasSize(cases.size());
         SoftAssertions soft = new SoftAssertions();
         for (int i = 0; i < cases.size(); i++) {
             Case k = cases.get(i);
             Map<String, String> row = rows.get(i);
-            String what = String.format("sid 0x%016x, cma_version 0x%02x, IP version byte 0x%02x", k.sid(), k.cmaVersion(), k.ipVersionByte());
+            String what = String.format("sid 0x%016x, cma_version 0x%02x, IP version byte 0x%02x",
+                    k.sid(), k.cmaVersion(), k.ipVersionByte());
             boolean ipCm = tsharkDissectsIpCm(k.sid());
-            soft.assertThat(!row.get("infiniband.cm.req.ip_cm.ipv").isEmpty()).as("%s: IP CM header dissected", what).isEqualTo(ipCm);
-            soft.assertThat(!row.get("infiniband.cm.req.private").isEmpty()).as("%s: private data as such", what).isEqualTo(!ipCm);
+            soft.assertThat(!row.get("infiniband.cm.req.ip_cm.ipv").isEmpty())
+                    .as("%s: IP CM header dissected", what)
+                    .isEqualTo(ipCm);
+            soft.assertThat(!row.get("infiniband.cm.req.private").isEmpty())
+                    .as("%s: private data as such", what)
+                    .isEqualTo(!ipCm);
             if (!ipCm) {
                 continue;
             }
             soft.assertThat(row.get("infiniband.cm.req.serviceid.prefix")).as(what).isEqualTo("0000000001");
-            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.majv"))).as(what).isEqualTo(k.cmaVersion() >>> 4);
-            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.minv"))).as(what).isEqualTo(k.cmaVersion() & 0xf);
-            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.ipv"))).as(what).isEqualTo(k.ipVersionByte() >>> 4);
-            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.reserved"))).as(what).isEqualTo(k.ipVersionByte() & 0xf);
+            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.majv")))
+                    .as(what)
+                    .isEqualTo(k.cmaVersion() >>> 4);
+            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.minv")))
+                    .as(what)
+                    .isEqualTo(k.cmaVersion() & 0xf);
+            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.ipv")))
+                    .as(what)
+                    .isEqualTo(k.ipVersionByte() >>> 4);
+            soft.assertThat(Tshark.number(row.get("infiniband.cm.req.ip_cm.reserved")))
+                    .as(what)
+                    .isEqualTo(k.ipVersionByte() & 0xf);
             boolean v4 = k.ipVersionByte() >>> 4 == 4;
             soft.assertThat(row.get("infiniband.cm.req.ip_cm.sip4")).as(what).isEqualTo(v4 ? "10.0.0.2" : "");
             soft.assertThat(row.get("infiniband.cm.req.ip_cm.sip6")).as(what).isEqualTo(v4 ? "" : "::10.0.0.2");

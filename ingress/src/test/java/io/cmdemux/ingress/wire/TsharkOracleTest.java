@@ -41,39 +41,44 @@ class TsharkOracleTest {
         }
     }
 
-    static final List<String> COMMON = List.of("vlan.id", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "udp.srcport", "udp.dstport",
-            "infiniband.bth.opcode", "infiniband.bth.p_key", "infiniband.bth.destqp", "infiniband.bth.psn", "infiniband.bth.m",
-            "infiniband.deth.q_key", "infiniband.deth.srcqp",
-            "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion", "infiniband.mad.method",
-            "infiniband.mad.status", "infiniband.mad.classspecific", "infiniband.mad.transactionid", "infiniband.mad.attributeid",
-            "infiniband.mad.attributemodifier", "infiniband.mad.data");
+    static final List<String> COMMON = List.of("vlan.id", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "udp.srcport",
+            "udp.dstport", "infiniband.bth.opcode", "infiniband.bth.p_key", "infiniband.bth.destqp",
+            "infiniband.bth.psn", "infiniband.bth.m", "infiniband.deth.q_key", "infiniband.deth.srcqp",
+            "infiniband.mad.baseversion", "infiniband.mad.mgmtclass", "infiniband.mad.classversion",
+            "infiniband.mad.method", "infiniband.mad.status", "infiniband.mad.classspecific",
+            "infiniband.mad.transactionid", "infiniband.mad.attributeid", "infiniband.mad.attributemodifier",
+            "infiniband.mad.data");
 
-    static final List<String> REQ = List.of("infiniband.cm.req", "infiniband.cm.req.serviceid", "infiniband.cm.req.serviceid.protocol",
-            "infiniband.cm.req.serviceid.dport", "infiniband.cm.req.localcaguid", "infiniband.cm.req.localqkey", "infiniband.cm.req.localqpn",
-            "infiniband.cm.req.responderres", "infiniband.cm.req.localeecn", "infiniband.cm.req.initdepth", "infiniband.cm.req.remoteeecn",
-            "infiniband.cm.req.remoteresptout", "infiniband.cm.req.transpsvctype", "infiniband.cm.req.e2eflowctrl",
-            "infiniband.cm.req.startpsn", "infiniband.cm.req.localresptout", "infiniband.cm.req.retrcount", "infiniband.cm.req.pkey",
-            "infiniband.cm.req.pppmtu", "infiniband.cm.req.rdcexist", "infiniband.cm.req.rnrretrcount", "infiniband.cm.req.maxcmretr",
-            "infiniband.cm.req.srq", "infiniband.cm.req.ext_transport",
-            "infiniband.cm.req.prim_locallid", "infiniband.cm.req.prim_remotelid", "infiniband.cm.req.prim_localgid",
-            "infiniband.cm.req.prim_remotegid", "infiniband.cm.req.prim_localgid_ipv4", "infiniband.cm.req.prim_remotegid_ipv4",
+    static final List<String> REQ = List.of("infiniband.cm.req", "infiniband.cm.req.serviceid",
+            "infiniband.cm.req.serviceid.protocol", "infiniband.cm.req.serviceid.dport",
+            "infiniband.cm.req.localcaguid", "infiniband.cm.req.localqkey", "infiniband.cm.req.localqpn",
+            "infiniband.cm.req.responderres", "infiniband.cm.req.localeecn", "infiniband.cm.req.initdepth",
+            "infiniband.cm.req.remoteeecn", "infiniband.cm.req.remoteresptout", "infiniband.cm.req.transpsvctype",
+            "infiniband.cm.req.e2eflowctrl", "infiniband.cm.req.startpsn", "infiniband.cm.req.localresptout",
+            "infiniband.cm.req.retrcount", "infiniband.cm.req.pkey", "infiniband.cm.req.pppmtu",
+            "infiniband.cm.req.rdcexist", "infiniband.cm.req.rnrretrcount", "infiniband.cm.req.maxcmretr",
+            "infiniband.cm.req.srq", "infiniband.cm.req.ext_transport", "infiniband.cm.req.prim_locallid",
+            "infiniband.cm.req.prim_remotelid", "infiniband.cm.req.prim_localgid", "infiniband.cm.req.prim_remotegid",
+            "infiniband.cm.req.prim_localgid_ipv4", "infiniband.cm.req.prim_remotegid_ipv4",
             "infiniband.cm.req.prim_tfcclass", "infiniband.cm.req.prim_hoplim", "infiniband.cm.req.prim_sl",
             "infiniband.cm.req.prim_subnetlocal", "infiniband.cm.req.prim_localacktout",
             "infiniband.cm.req.alt_locallid", "infiniband.cm.req.alt_remotelid", "infiniband.cm.req.alt_localgid",
-            "infiniband.cm.req.alt_remotegid", "infiniband.cm.req.alt_tfcclass", "infiniband.cm.req.alt_hoplim", "infiniband.cm.req.alt_sl",
-            "infiniband.cm.req.alt_subnetlocal", "infiniband.cm.req.alt_localacktout",
-            "infiniband.cm.req.ip_cm.majv", "infiniband.cm.req.ip_cm.minv", "infiniband.cm.req.ip_cm.ipv", "infiniband.cm.req.ip_cm.sport",
-            "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4", "infiniband.cm.req.ip_cm.sip6", "infiniband.cm.req.ip_cm.dip6",
-            "infiniband.cm.req.ip_cm.private");
+            "infiniband.cm.req.alt_remotegid", "infiniband.cm.req.alt_tfcclass", "infiniband.cm.req.alt_hoplim",
+            "infiniband.cm.req.alt_sl", "infiniband.cm.req.alt_subnetlocal", "infiniband.cm.req.alt_localacktout",
+            "infiniband.cm.req.ip_cm.majv", "infiniband.cm.req.ip_cm.minv", "infiniband.cm.req.ip_cm.ipv",
+            "infiniband.cm.req.ip_cm.sport", "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4",
+            "infiniband.cm.req.ip_cm.sip6", "infiniband.cm.req.ip_cm.dip6", "infiniband.cm.req.ip_cm.private");
 
-    static final List<String> OTHERS = List.of("infiniband.cm.rep", "infiniband.cm.rep.remotecommid", "infiniband.cm.rep.localqkey",
-            "infiniband.cm.rep.localqpn", "infiniband.cm.rep.localeecn", "infiniband.cm.rep.startpsn", "infiniband.cm.rep.respres",
-            "infiniband.cm.rep.initdepth", "infiniband.cm.rep.tgtackdelay", "infiniband.cm.rep.failoveracc", "infiniband.cm.rep.e2eflowctrl",
-            "infiniband.cm.rep.rnrretrcount", "infiniband.cm.rep.srq", "infiniband.cm.rep.localcaguid", "infiniband.cm.rep.private",
-            "infiniband.cm.rej.localcommid", "infiniband.cm.rej.remotecommid", "infiniband.cm.rej.msgrej", "infiniband.cm.rej.rejinfolen",
-            "infiniband.cm.rej.reason", "infiniband.cm.rej.ari", "infiniband.cm.rej.private",
-            "infiniband.cm.rtu.localcommid", "infiniband.cm.rtu.remotecommid", "infiniband.cm.rtu.private",
-            "infiniband.cm.dreq.localcommid", "infiniband.cm.dreq.remotecommid", "infiniband.cm.req.remoteqpneecn", "infiniband.cm.dreq.private",
+    static final List<String> OTHERS = List.of("infiniband.cm.rep", "infiniband.cm.rep.remotecommid",
+            "infiniband.cm.rep.localqkey", "infiniband.cm.rep.localqpn", "infiniband.cm.rep.localeecn",
+            "infiniband.cm.rep.startpsn", "infiniband.cm.rep.respres", "infiniband.cm.rep.initdepth",
+            "infiniband.cm.rep.tgtackdelay", "infiniband.cm.rep.failoveracc", "infiniband.cm.rep.e2eflowctrl",
+            "infiniband.cm.rep.rnrretrcount", "infiniband.cm.rep.srq", "infiniband.cm.rep.localcaguid",
+            "infiniband.cm.rep.private", "infiniband.cm.rej.localcommid", "infiniband.cm.rej.remotecommid",
+            "infiniband.cm.rej.msgrej", "infiniband.cm.rej.rejinfolen", "infiniband.cm.rej.reason",
+            "infiniband.cm.rej.ari", "infiniband.cm.rej.private", "infiniband.cm.rtu.localcommid",
+            "infiniband.cm.rtu.remotecommid", "infiniband.cm.rtu.private", "infiniband.cm.dreq.localcommid",
+            "infiniband.cm.dreq.remotecommid", "infiniband.cm.req.remoteqpneecn", "infiniband.cm.dreq.private",
             "infiniband.cm.drsp.localcommid", "infiniband.cm.drsp.remotecommid", "infiniband.cm.drsp.private");
 
     @TempDir
@@ -101,7 +106,8 @@ class TsharkOracleTest {
         for (Variant v : variants()) {
             for (CmMessage m : CmSamples.all(v.src, v.dst)) {
                 L2Header l2 = v.rawIp ? null : CmSamples.l2(v.vlan);
-                byte[] frame = RoceFrameBuilder.cmFrame(l2, CmSamples.l3(v.src, v.dst), UDP_SPORT, PKEY, PSN, Mad.of(m, tid));
+                byte[] frame =
+                        RoceFrameBuilder.cmFrame(l2, CmSamples.l3(v.src, v.dst), UDP_SPORT, PKEY, PSN, Mad.of(m, tid));
                 (v.rawIp ? raw : ethernet).add(new Sent(v, m, tid, frame));
                 tid++;
             }
@@ -226,7 +232,10 @@ class TsharkOracleTest {
         CmAddressing.Ip ip = (CmAddressing.Ip) CmAddressing.of(r);
         c.addr(v4 ? "infiniband.cm.req.ip_cm.sip4" : "infiniband.cm.req.ip_cm.sip6", ip.src());
         c.addr(v4 ? "infiniband.cm.req.ip_cm.dip4" : "infiniband.cm.req.ip_cm.dip6", ip.dst());
-        c.bytes("infiniband.cm.req.ip_cm.private", r.privateData().slice(CmaHeader.SIZE, CmReq.PRIVATE_DATA_SIZE - CmaHeader.SIZE).toByteArray());
+        c.bytes("infiniband.cm.req.ip_cm.private",
+                r.privateData()
+                        .slice(CmaHeader.SIZE, CmReq.PRIVATE_DATA_SIZE - CmaHeader.SIZE)
+                        .toByteArray());
         c.soft.assertThat(h.srcPort()).isEqualTo(48879);
     }
 

@@ -26,7 +26,8 @@ import java.util.Map;
  * the real decoder, exactly like a live dump.
  */
 public final class DumpBuilder {
-    private static final int IFF_UP_RUNNING = Link.IFF_UP | Link.IFF_BROADCAST | Link.IFF_MULTICAST | Link.IFF_LOWER_UP | 0x40;
+    private static final int IFF_UP_RUNNING =
+            Link.IFF_UP | Link.IFF_BROADCAST | Link.IFF_MULTICAST | Link.IFF_LOWER_UP | 0x40;
     private final NetnsId host;
     private final Map<NetnsId, Ns> namespaces = new LinkedHashMap<>();
     private long nextInode;
@@ -100,7 +101,8 @@ public final class DumpBuilder {
             this.ns = ns;
             this.ifindex = ifindex;
             this.name = name;
-            this.mac = HwAddr.parse(String.format("02:00:%02x:%02x:%02x:%02x", (ns.inode() >> 8) & 0xff, ns.inode() & 0xff, ifindex >> 8, ifindex & 0xff));
+            this.mac = HwAddr.parse(String.format("02:00:%02x:%02x:%02x:%02x",
+                    (ns.inode() >> 8) & 0xff, ns.inode() & 0xff, ifindex >> 8, ifindex & 0xff));
         }
 
         public LinkSpec kind(String k) { this.kind = k; return this; }
@@ -170,7 +172,9 @@ public final class DumpBuilder {
         public DumpBuilder add() {
             byte[] ifi = new byte[Rtnl.IFINFOMSG_SIZE];
             ByteBuffer b = ByteBuffer.wrap(ifi).order(ByteOrder.nativeOrder());
-            b.putShort(2, (short) arphrd).putInt(4, ifindex).putInt(8, up ? IFF_UP_RUNNING : Link.IFF_BROADCAST | Link.IFF_MULTICAST);
+            b.putShort(2, (short) arphrd)
+                    .putInt(4, ifindex)
+                    .putInt(8, up ? IFF_UP_RUNNING : Link.IFF_BROADCAST | Link.IFF_MULTICAST);
             NlRequest r = new NlRequest(Rtnl.RTM_NEWLINK, NlMessage.NLM_F_MULTI, 1).header(ifi)
                     .string(Rtnl.IFLA_IFNAME, name)
                     .u32(Rtnl.IFLA_MTU, mtu)
@@ -228,7 +232,9 @@ public final class DumpBuilder {
         byte[] ifa = new byte[Rtnl.IFADDRMSG_SIZE];
         ByteBuffer.wrap(ifa).order(ByteOrder.nativeOrder()).put(0, (byte) family).put(1, (byte) len).put(2, (byte) 0x80)
                 .put(3, (byte) (a.isLinkLocalAddress() ? 253 : 0)).putInt(4, ifindex);
-        NlRequest r = new NlRequest(Rtnl.RTM_NEWADDR, NlMessage.NLM_F_MULTI, 1).header(ifa).attr(Rtnl.IFA_ADDRESS, a.getAddress());
+        NlRequest r = new NlRequest(Rtnl.RTM_NEWADDR, NlMessage.NLM_F_MULTI, 1)
+                .header(ifa)
+                .attr(Rtnl.IFA_ADDRESS, a.getAddress());
         if (v4) {
             r.attr(Rtnl.IFA_LOCAL, a.getAddress());
         }
@@ -247,8 +253,14 @@ public final class DumpBuilder {
         boolean v4 = def ? !dst.equals("default6") : d instanceof Inet4Address;
         int len = def ? 0 : Integer.parseInt(dst.split("/")[1]);
         byte[] rtm = new byte[Rtnl.RTMSG_SIZE];
-        ByteBuffer.wrap(rtm).order(ByteOrder.nativeOrder()).put(0, (byte) (v4 ? Rtnl.AF_INET : Rtnl.AF_INET6)).put(1, (byte) len)
-                .put(4, (byte) table).put(5, (byte) 2).put(6, (byte) (type == Route.RTN_LOCAL ? 254 : 0)).put(7, (byte) type);
+        ByteBuffer.wrap(rtm)
+                .order(ByteOrder.nativeOrder())
+                .put(0, (byte) (v4 ? Rtnl.AF_INET : Rtnl.AF_INET6))
+                .put(1, (byte) len)
+                .put(4, (byte) table)
+                .put(5, (byte) 2)
+                .put(6, (byte) (type == Route.RTN_LOCAL ? 254 : 0))
+                .put(7, (byte) type);
         NlRequest r = new NlRequest(Rtnl.RTM_NEWROUTE, NlMessage.NLM_F_MULTI, 1).header(rtm).u32(Rtnl.RTA_TABLE, table);
         if (d != null) {
             r.attr(Rtnl.RTA_DST, d.getAddress());
@@ -286,7 +298,8 @@ public final class DumpBuilder {
         for (Ns ns : namespaces.values()) {
             List<byte[]> msgs = new ArrayList<>(ns.messages);
             for (Map.Entry<Integer, Integer> e : ns.nsidToHostNsid.entrySet()) {
-                NlRequest r = new NlRequest(Rtnl.RTM_NEWNSID, NlMessage.NLM_F_MULTI, 1).header(new byte[Rtnl.RTGENMSG_SIZE])
+                NlRequest r = new NlRequest(Rtnl.RTM_NEWNSID, NlMessage.NLM_F_MULTI, 1)
+                        .header(new byte[Rtnl.RTGENMSG_SIZE])
                         .u32(Rtnl.NETNSA_NSID, e.getKey());
                 if (!ns.id.equals(host)) {
                     r.u32(Rtnl.NETNSA_CURRENT_NSID, e.getValue() == -1 ? hostSelfNsid : e.getValue());

@@ -25,7 +25,9 @@ public final class Host {
             throw new AssertionError("cannot read /proc/self/status to check for root", e);
         }
         if (!uid.equals("0")) {
-            throw new AssertionError("this test needs root (it creates network namespaces and links); run it as root, e.g. sudo mvn verify");
+            throw new AssertionError(
+                    "this test needs root (it creates network namespaces and links); "
+                            + "run it as root, e.g. sudo mvn verify");
         }
     }
 
@@ -72,7 +74,8 @@ public final class Host {
                     p.destroyForcibly();
                     throw new AssertionError("`" + String.join(" ", argv) + "` did not finish within 120 s");
                 }
-                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+                return new Result(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                        Files.readString(err, StandardCharsets.UTF_8));
             } finally {
                 Files.deleteIfExists(out);
                 Files.deleteIfExists(err);

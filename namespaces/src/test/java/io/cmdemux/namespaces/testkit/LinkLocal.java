@@ -13,8 +13,12 @@ public final class LinkLocal {
      */
     public static String ofMac(String mac) {
         String[] b = mac.split(":");
-        int[] g = {(Integer.parseInt(b[0], 16) ^ 0x02) << 8 | Integer.parseInt(b[1], 16), Integer.parseInt(b[2], 16) << 8 | 0xff,
-                0xfe00 | Integer.parseInt(b[3], 16), Integer.parseInt(b[4], 16) << 8 | Integer.parseInt(b[5], 16)};
+        int[] g = {
+            (Integer.parseInt(b[0], 16) ^ 0x02) << 8 | Integer.parseInt(b[1], 16),
+            Integer.parseInt(b[2], 16) << 8 | 0xff,
+            0xfe00 | Integer.parseInt(b[3], 16),
+            Integer.parseInt(b[4], 16) << 8 | Integer.parseInt(b[5], 16)
+        };
         int skip = 0;
         while (skip < g.length && g[skip] == 0) {
             skip++;

@@ -10,7 +10,8 @@ import java.lang.management.ManagementFactory;
  * length field claiming gigabytes cannot make the reader allocate them.
  */
 public final class DecoderContract {
-    private static final com.sun.management.ThreadMXBean THREADS = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+    private static final com.sun.management.ThreadMXBean THREADS =
+            (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
     private DecoderContract() {}
 
@@ -19,7 +20,10 @@ public final class DecoderContract {
         void run() throws Exception;
     }
 
-    /** How much one decode may allocate: {@code fixedBytes} (buffers, caps of the decoder's own) plus {@code perInputByte} per byte of input. */
+    /**
+     * How much one decode may allocate: {@code fixedBytes} (buffers, caps of the decoder's own) plus
+     * {@code perInputByte} per byte of input.
+     */
     public record Budget(long fixedBytes, long perInputByte) {
         public long of(long inputLength) {
             return fixedBytes + perInputByte * inputLength;
@@ -34,7 +38,8 @@ public final class DecoderContract {
      *     decode also pays for class initialisation, which a second one does not repeat
      */
     @SafeVarargs
-    public static Exception check(long inputLength, Budget budget, Decode decode, Class<? extends Exception>... typed) throws Exception {
+    public static Exception check(long inputLength, Budget budget, Decode decode, Class<? extends Exception>... typed)
+            throws Exception {
         long limit = budget.of(inputLength);
         long before = THREADS.getCurrentThreadAllocatedBytes();
         Exception outcome = run(decode, typed);
@@ -44,8 +49,9 @@ public final class DecoderContract {
             outcome = run(decode, typed);
             allocated = THREADS.getCurrentThreadAllocatedBytes() - before;
             if (allocated > limit) {
-                throw new AssertionError("decoding " + inputLength + " bytes of input allocated " + allocated + " bytes, more than the "
-                        + limit + " allowed (" + budget + ")" + (outcome == null ? "" : "; it then failed with " + outcome));
+                throw new AssertionError("decoding " + inputLength + " bytes of input allocated " + allocated
+                        + " bytes, more than the " + limit + " allowed (" + budget + ")"
+                        + (outcome == null ? "" : "; it then failed with " + outcome));
             }
         }
         return outcome;

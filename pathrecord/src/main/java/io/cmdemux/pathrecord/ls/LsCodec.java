@@ -72,7 +72,8 @@ public final class LsCodec {
             nameLen++;
         }
         if (nameLen == Ls.DEVICE_NAME_MAX) {
-            throw new MalformedException(HDR, "device_name has no NUL within its 64 bytes (the kernel writes it with strscpy_pad)");
+            throw new MalformedException(
+                    HDR, "device_name has no NUL within its 64 bytes (the kernel writes it with strscpy_pad)");
         }
         if (nameLen == 0) {
             throw new MalformedException(HDR, "device_name is empty");
@@ -138,7 +139,9 @@ public final class LsCodec {
     private static LsMessage.IpResolveRequest ipResolveRequest(NlMessage m, ByteBuffer b) throws MalformedException {
         int len = m.length();
         if (len < HDR + Ls.IP_RESOLVE_HEADER_SIZE) {
-            throw new MalformedException(HDR, "IP_RESOLVE payload of " + (len - HDR) + " bytes is shorter than the 4-byte rdma_ls_ip_resolve_header");
+            throw new MalformedException(HDR,
+                    "IP_RESOLVE payload of " + (len - HDR)
+                            + " bytes is shorter than the 4-byte rdma_ls_ip_resolve_header");
         }
         int ifindex = b.getInt(HDR);
         InetAddress ip = null;
@@ -156,7 +159,8 @@ public final class LsCodec {
                 exact(pos, "IPV6", plen, 16);
                 ip = address(b, pos + NLA_HDRLEN, 16);
             } else if ((rawType & Ls.NLA_F_MANDATORY) != 0) {
-                throw new MalformedException(pos, "unknown mandatory attribute type " + t + " in an IP_RESOLVE request");
+                throw new MalformedException(
+                        pos, "unknown mandatory attribute type " + t + " in an IP_RESOLVE request");
             }
             pos += NlMessage.align(alen);
         }
@@ -232,11 +236,14 @@ public final class LsCodec {
 
     private static void checkLength(int pos, int alen, int left, int rawType) throws MalformedException {
         if (alen < NLA_HDRLEN) {
-            throw new MalformedException(pos, "attribute nla_type 0x" + Integer.toHexString(rawType) + " has nla_len " + alen + ", below its 4-byte header");
+            throw new MalformedException(pos,
+                    "attribute nla_type 0x" + Integer.toHexString(rawType) + " has nla_len " + alen
+                            + ", below its 4-byte header");
         }
         if (alen > left) {
-            throw new MalformedException(pos, "attribute nla_type 0x" + Integer.toHexString(rawType) + " has nla_len " + alen
-                    + " but only " + left + " bytes remain");
+            throw new MalformedException(pos,
+                    "attribute nla_type 0x" + Integer.toHexString(rawType) + " has nla_len " + alen + " but only "
+                            + left + " bytes remain");
         }
     }
 
@@ -314,7 +321,8 @@ public final class LsCodec {
         Writer w = new Writer(256, Ls.TYPE_RESOLVE, NlMessage.NLM_F_REQUEST, r.seq(), r.portId());
         byte[] name = r.device().getBytes(StandardCharsets.UTF_8);
         if (name.length >= Ls.DEVICE_NAME_MAX) {
-            throw new IllegalArgumentException("device name of " + name.length + " bytes does not fit LS_DEVICE_NAME_MAX with its NUL");
+            throw new IllegalArgumentException(
+                    "device name of " + name.length + " bytes does not fit LS_DEVICE_NAME_MAX with its NUL");
         }
         w.b.put(name);
         w.b.position(HDR + Ls.DEVICE_NAME_MAX);
@@ -350,7 +358,8 @@ public final class LsCodec {
      * carries no RDMA_NLA_F_MANDATORY: the kernel compares nla_type with 1 as is.
      */
     public static byte[] encodeResolveReply(int seq, int portId, List<PathRecordData> records) {
-        Writer w = new Writer(HDR + records.size() * (NLA_HDRLEN + PathRecordData.SIZE), Ls.TYPE_RESOLVE, 0, seq, portId);
+        Writer w =
+                new Writer(HDR + records.size() * (NLA_HDRLEN + PathRecordData.SIZE), Ls.TYPE_RESOLVE, 0, seq, portId);
         byte[] wire = new byte[PathRecord.WIRE_SIZE];
         for (PathRecordData d : records) {
             ByteBuffer b = w.attr(Ls.ATTR_PATH_RECORD, PathRecordData.SIZE);
@@ -374,12 +383,15 @@ public final class LsCodec {
      * @param ack also set NLM_F_ACK, so that the kernel's answer (0, or -EPERM without CAP_NET_ADMIN) comes back
      */
     public static byte[] encodeSetTimeout(int seq, int portId, int timeoutMs, boolean ack) {
-        Writer w = new Writer(HDR + 8, Ls.TYPE_SET_TIMEOUT, NlMessage.NLM_F_REQUEST | (ack ? NlMessage.NLM_F_ACK : 0), seq, portId);
+        Writer w = new Writer(
+                HDR + 8, Ls.TYPE_SET_TIMEOUT, NlMessage.NLM_F_REQUEST | (ack ? NlMessage.NLM_F_ACK : 0), seq, portId);
         w.attr(Ls.ATTR_TIMEOUT, 4).putInt(timeoutMs);
         return w.finish();
     }
 
-    /** An IP_RESOLVE request as addr.c ib_nl_ip_send_msg writes it (for tests): ifindex, then IPV4 or IPV6, mandatory. */
+    /**
+     * An IP_RESOLVE request as addr.c ib_nl_ip_send_msg writes it (for tests): ifindex, then IPV4 or IPV6, mandatory.
+     */
     public static byte[] encodeIpResolveRequest(LsMessage.IpResolveRequest r) {
         Writer w = new Writer(64, Ls.TYPE_IP_RESOLVE, NlMessage.NLM_F_REQUEST, r.seq(), r.portId());
         w.b.putInt(r.ifindex());

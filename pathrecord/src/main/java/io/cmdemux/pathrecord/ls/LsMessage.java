@@ -68,7 +68,8 @@ public sealed interface LsMessage {
      *
      * @param otherAttributes attributes of any other type or length, which the kernel skips
      */
-    record ResolveResponse(int seq, int portId, int flags, List<PathRecordData> records, int otherAttributes) implements LsMessage {
+    record ResolveResponse(int seq, int portId, int flags, List<PathRecordData> records, int otherAttributes)
+            implements LsMessage {
         public ResolveResponse {
             records = List.copyOf(records);
         }

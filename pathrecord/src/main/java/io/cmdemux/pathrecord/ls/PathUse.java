@@ -1,7 +1,5 @@
 package io.cmdemux.pathrecord.ls;
 
-import io.cmdemux.pathrecord.PathFlags;
-
 /**
  * rdma_netlink.h LS_RESOLVE_PATH_USE_*: how the kernel will use the answer. ib_nl_set_path_rec_attrs
  * sends UNIDIRECTIONAL unless the query is reversible; a reversible query is GMP up to Linux 6.1 and
@@ -32,22 +30,6 @@ public enum PathUse {
                 return UNIDIRECTIONAL;
             default:
                 return GMP;
-        }
-    }
-
-    /**
-     * The kernel's keep-mask for this path use (sa_query.c ib_nl_process_good_resolve_rsp): a record
-     * is kept only when {@code (flags & mask) == mask}. ALL keeps every primary record; the GMP
-     * default is what Linux ≤ 6.1 applied to ALL too.
-     */
-    public int keepMask() {
-        switch (this) {
-            case UNIDIRECTIONAL:
-                return PathFlags.PRIMARY | PathFlags.OUTBOUND;
-            case ALL:
-                return PathFlags.PRIMARY;
-            default:
-                return PathFlags.PRIMARY | PathFlags.GMP | PathFlags.BIDIRECTIONAL;
         }
     }
 

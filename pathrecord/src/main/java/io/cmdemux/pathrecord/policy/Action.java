@@ -13,7 +13,15 @@ import java.util.List;
  * @param alternate also find alternate paths (other path bits of the destination) for APM
  * @param directional also find the one-way outbound and inbound paths (path_use ALL stacks them)
  */
-public record Action(boolean deny, boolean fail, Adjust sl, Adjust mtu, Adjust rate, Integer pkey, boolean alternate, boolean directional) {
+public record Action(
+        boolean deny,
+        boolean fail,
+        Adjust sl,
+        Adjust mtu,
+        Adjust rate,
+        Integer pkey,
+        boolean alternate,
+        boolean directional) {
     public static Action none() {
         return new Action(false, false, null, null, null, null, false, false);
     }

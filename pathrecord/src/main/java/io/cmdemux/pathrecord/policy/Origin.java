@@ -59,6 +59,7 @@ public record Origin(NetnsId netns, List<String> netnsNames, boolean host, Strin
         LinkRef ref = l.netdev();
         Link link = state.topology().link(ref);
         NetnsState ns = state.topology().namespace(ref.netns());
-        return new Origin(ref.netns(), ns == null ? List.of() : ns.names(), ns != null && ns.host(), link == null ? null : link.name(), l.trace());
+        return new Origin(ref.netns(), ns == null ? List.of() : ns.names(), ns != null && ns.host(),
+                link == null ? null : link.name(), l.trace());
     }
 }

@@ -33,7 +33,8 @@ public final class PolicyFile {
         try {
             root = JSON.readTree(text);
         } catch (JsonProcessingException e) {
-            throw new IllegalArgumentException("policy is not JSON: " + e.getOriginalMessage() + " at line " + e.getLocation().getLineNr());
+            throw new IllegalArgumentException("policy is not JSON: " + e.getOriginalMessage() + " at line "
+                    + e.getLocation().getLineNr());
         }
         if (root == null || !root.isObject()) {
             throw new IllegalArgumentException("policy must be a JSON object with \"rules\"");
@@ -116,7 +117,9 @@ public final class PolicyFile {
             if (n.has("set") == n.has("max")) {
                 throw new IllegalArgumentException(where + ": give exactly one of \"set\" and \"max\"");
             }
-            return n.has("set") ? Adjust.set((int) number(n.get("set"), where, 0, max)) : Adjust.max((int) number(n.get("max"), where, 0, max));
+            return n.has("set")
+                    ? Adjust.set((int) number(n.get("set"), where, 0, max))
+                    : Adjust.max((int) number(n.get("max"), where, 0, max));
         }
         return Adjust.set((int) number(n, where, 0, max));
     }
@@ -145,7 +148,9 @@ public final class PolicyFile {
         } else if (n.isTextual()) {
             String s = n.asText().trim();
             try {
-                v = s.startsWith("0x") || s.startsWith("0X") ? Long.parseUnsignedLong(s.substring(2), 16) : Long.parseUnsignedLong(s);
+                v = s.startsWith("0x") || s.startsWith("0X")
+                        ? Long.parseUnsignedLong(s.substring(2), 16)
+                        : Long.parseUnsignedLong(s);
             } catch (NumberFormatException e) {
                 throw new IllegalArgumentException(where + ": \"" + s + "\" is not a number");
             }
@@ -173,7 +178,8 @@ public final class PolicyFile {
         for (Iterator<Map.Entry<String, JsonNode>> it = n.fields(); it.hasNext(); ) {
             String k = it.next().getKey();
             if (!ok.contains(k)) {
-                throw new IllegalArgumentException(where + ": unknown key \"" + k + "\" (known: " + String.join(", ", allowed) + ")");
+                throw new IllegalArgumentException(
+                        where + ": unknown key \"" + k + "\" (known: " + String.join(", ", allowed) + ")");
             }
         }
     }

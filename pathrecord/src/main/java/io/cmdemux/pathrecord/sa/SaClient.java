@@ -4,6 +4,8 @@ import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.pathrecord.PathQuery;
 import io.cmdemux.pathrecord.PathRecord;
 import io.cmdemux.pathrecord.source.NoPathException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
@@ -11,8 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import jnr.ffi.Pointer;
-import jnr.ffi.byref.IntByReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -62,12 +62,9 @@ public final class SaClient implements AutoCloseable {
 
     private record Pending(CompletableFuture<PathRecord> future, long deadline, PathQuery query) {}
 
-    private final Umad.LibIbumad lib;
+    private final Umad.Agent agent;
     private final PortInfo port;
     private final Settings settings;
-    private final int portId;
-    private final int agentId;
-    private final int umadSize;
     private final Semaphore slots;
     private final Map<Integer, Pending> pending = new ConcurrentHashMap<>();
     private final AtomicInteger nextTid = new AtomicInteger(1);
@@ -76,18 +73,15 @@ public final class SaClient implements AutoCloseable {
     private final AtomicLong timedOut = new AtomicLong();
     private final AtomicLong refused = new AtomicLong();
     private final Thread reader;
-    private final ThreadLocal<Pointer> sendBuffer;
+    private final ThreadLocal<Umad.Buffer> sendBuffer;
     private volatile boolean running = true;
 
-    private SaClient(Umad.LibIbumad lib, PortInfo port, Settings settings, int portId, int agentId) {
-        this.lib = lib;
+    private SaClient(Umad.Agent agent, PortInfo port, Settings settings) {
+        this.agent = agent;
         this.port = port;
         this.settings = settings;
-        this.portId = portId;
-        this.agentId = agentId;
-        this.umadSize = (int) lib.umad_size();
         this.slots = new Semaphore(settings.maxOutstanding());
-        this.sendBuffer = ThreadLocal.withInitial(() -> Umad.allocate(umadSize + SaMad.MAD_SIZE));
+        this.sendBuffer = ThreadLocal.withInitial(agent::buffer);
         this.reader = new Thread(this::readLoop, "cmdemux-sa-" + port.device() + "-" + port.port());
         this.reader.setDaemon(true);
     }
@@ -99,62 +93,35 @@ public final class SaClient implements AutoCloseable {
 
     /** Opens the port and registers the SA agent; the port must be ACTIVE with an SM. */
     public static SaClient open(String device, int portNum, Settings settings) throws SaException {
-        Umad.LibIbumad lib = Umad.lib();
-        Pointer p = Umad.allocate(Umad.PORT_SIZE);
-        int rc = lib.umad_get_port(device, portNum, p);
-        if (rc < 0) {
-            throw new SaException("umad_get_port(" + device + ", " + portNum + "): " + rc + ": no such IB port");
-        }
-        PortInfo info = Umad.portInfo(device, portNum, p);
-        lib.umad_release_port(p);
+        PortInfo info = Umad.port(device, portNum);
         if (info.linkLayer().equalsIgnoreCase("Ethernet")) {
             throw new SaException(device + " port " + portNum + " is " + info.linkLayer() + ": there is no SA to ask");
         }
         if (info.smLid() == 0) {
-            throw new SaException(device + " port " + portNum + " knows no SM (sm_lid 0, state " + info.state() + "): start a subnet manager");
+            throw new SaException(device + " port " + portNum + " knows no SM (sm_lid 0, state " + info.state()
+                    + "): start a subnet manager");
         }
-        int portId = lib.umad_open_port(device, portNum);
-        if (portId < 0) {
-            throw new SaException("umad_open_port(" + device + ", " + portNum + "): " + portId);
-        }
-        int agent = lib.umad_register(portId, SaMad.MGMT_CLASS_SUBN_ADM, SaMad.SA_CLASS_VERSION, (byte) 0, null);
-        if (agent < 0) {
-            lib.umad_close_port(portId);
-            throw new SaException("umad_register(SubnAdm class 0x03 version 2) on " + device + "/" + portNum + ": " + agent);
-        }
-        SaClient c = new SaClient(lib, info, settings, portId, agent);
-        c.warmUp();
+        Umad.Agent agent = Umad.Agent.open(device, portNum, SaMad.MGMT_CLASS_SUBN_ADM, SaMad.SA_CLASS_VERSION,
+                "SubnAdm class 0x03 version 2");
+        SaClient c = new SaClient(agent, info, settings);
         c.reader.start();
-        LOG.debug("SA client on {}/{}: lid {} sm_lid {} sm_sl {} agent {}", device, portNum, info.baseLid(), info.smLid(), info.smSl(), agent);
+        LOG.debug("SA client on {}/{}: lid {} sm_lid {} sm_sl {} agent {}", device, portNum, info.baseLid(),
+                info.smLid(), info.smSl(), agent.agentId());
         return c;
-    }
-
-    /**
-     * Binds the native calls of the answer path before any query's clock runs: jnr generates each
-     * stub on its first call, which on a busy host can take longer than an SA's answer.
-     */
-    private void warmUp() {
-        Pointer buf = Umad.allocate(umadSize + SaMad.MAD_SIZE);
-        lib.umad_recv(portId, buf, new IntByReference(SaMad.MAD_SIZE), 1);
-        lib.umad_status(buf);
-        lib.umad_get_mad(buf);
-        lib.umad_set_addr(buf, port.smLid(), 1, port.smSl(), SaMad.QP1_QKEY);
-        lib.umad_set_pkey(buf, port.defaultPkeyIndex());
     }
 
     public PortInfo port() {
         return port;
     }
 
-    public Settings settings() {
-        return settings;
-    }
-
-    /** SubnAdmGet(PathRecord) for {@code q}; completes with the record, {@link NoPathException} or {@link SaException}. */
+    /**
+     * SubnAdmGet(PathRecord) for {@code q}; completes with the record, {@link NoPathException} or {@link SaException}.
+     */
     public CompletableFuture<PathRecord> query(PathQuery q) {
         CompletableFuture<PathRecord> f = new CompletableFuture<>();
         if (!running) {
-            f.completeExceptionally(new SaException("SA client on " + port.device() + "/" + port.port() + " is closed"));
+            f.completeExceptionally(
+                    new SaException("SA client on " + port.device() + "/" + port.port() + " is closed"));
             return f;
         }
         if (!slots.tryAcquire()) {
@@ -173,11 +140,10 @@ public final class SaClient implements AutoCloseable {
         });
         byte[] mad = SaMad.pathRecordGet(q, tid);
         // umad_send copies the MAD into the kernel (write(2)) before it returns, so one buffer per thread will do.
-        Pointer umad = sendBuffer.get();
-        lib.umad_set_addr(umad, port.smLid(), 1, port.smSl(), SaMad.QP1_QKEY);
-        lib.umad_set_pkey(umad, port.defaultPkeyIndex());
-        lib.umad_get_mad(umad).put(0, mad, 0, mad.length);
-        int rc = lib.umad_send(portId, agentId, umad, SaMad.MAD_SIZE, settings.timeoutMs(), settings.retries());
+        Umad.Buffer umad = sendBuffer.get();
+        umad.address(port.smLid(), 1, port.smSl(), SaMad.QP1_QKEY, port.defaultPkeyIndex());
+        umad.putMad(mad);
+        int rc = agent.send(umad, settings.timeoutMs(), settings.retries());
         if (rc < 0) {
             pending.remove(low);
             f.completeExceptionally(new SaException("umad_send on " + port.device() + "/" + port.port() + ": " + rc));
@@ -188,16 +154,15 @@ public final class SaClient implements AutoCloseable {
     }
 
     private void readLoop() {
-        Pointer buf = Umad.allocate(umadSize + SaMad.MAD_SIZE);
+        Umad.Buffer buf = agent.buffer();
         byte[] mad = new byte[SaMad.MAD_SIZE];
         while (running) {
-            IntByReference len = new IntByReference(SaMad.MAD_SIZE);
-            int rc = lib.umad_recv(portId, buf, len, RECV_POLL_MS);
+            int rc = agent.receive(buf, RECV_POLL_MS);
             if (rc >= 0) {
-                int n = Math.min(len.getValue(), SaMad.MAD_SIZE);
-                java.util.Arrays.fill(mad, (byte) 0);
-                lib.umad_get_mad(buf).get(0, mad, 0, Math.max(n, 0));
-                handle(lib.umad_status(buf), mad, n);
+                int n = Math.min(buf.length(), SaMad.MAD_SIZE);
+                Arrays.fill(mad, (byte) 0);
+                buf.getMad(mad, Math.max(n, 0));
+                handle(buf.status(), mad, n);
             } else if (rc != -ETIMEDOUT && rc != -EAGAIN && running) {
                 LOG.warn("umad_recv on {}/{} failed: {}", port.device(), port.port(), rc);
                 sleepQuietly(RECV_POLL_MS);
@@ -207,7 +172,7 @@ public final class SaClient implements AutoCloseable {
     }
 
     private void handle(int status, byte[] mad, int n) {
-        long tid = java.nio.ByteBuffer.wrap(mad).getLong(SaMad.OFF_TID);
+        long tid = ByteBuffer.wrap(mad).getLong(SaMad.OFF_TID);
         Pending p = pending.remove((int) tid);
         if (p == null) {
             LOG.debug("SA answer with TID 0x{} matches no query (late or not ours)", Long.toHexString(tid));
@@ -216,8 +181,9 @@ public final class SaClient implements AutoCloseable {
         if (status != 0) {
             // The MAD layer gave our request back: no answer after every retry.
             timedOut.incrementAndGet();
-            p.future().completeExceptionally(new SaException("the SA did not answer on " + port.device() + "/" + port.port()
-                    + " (status " + status + (status == ETIMEDOUT ? ", ETIMEDOUT" : "") + ")"));
+            p.future()
+                    .completeExceptionally(new SaException("the SA did not answer on " + port.device() + "/"
+                            + port.port() + " (status " + status + (status == ETIMEDOUT ? ", ETIMEDOUT" : "") + ")"));
             return;
         }
         try {
@@ -228,8 +194,9 @@ public final class SaClient implements AutoCloseable {
             } else if (r.saStatus() == SaMad.SA_STATUS_NO_RECORDS) {
                 p.future().completeExceptionally(new NoPathException("the SA has no path " + describe(p.query())));
             } else {
-                p.future().completeExceptionally(new SaException("the SA answered status 0x" + Integer.toHexString(r.status())
-                        + " for " + describe(p.query())));
+                p.future()
+                        .completeExceptionally(new SaException("the SA answered status 0x"
+                                + Integer.toHexString(r.status()) + " for " + describe(p.query())));
             }
         } catch (MalformedException e) {
             p.future().completeExceptionally(new SaException("unreadable SA answer: " + e.getMessage()));
@@ -296,7 +263,6 @@ public final class SaClient implements AutoCloseable {
             p.future().completeExceptionally(new SaException("SA client closed"));
         }
         pending.clear();
-        lib.umad_unregister(portId, agentId);
-        lib.umad_close_port(portId);
+        agent.close();
     }
 }

@@ -20,8 +20,11 @@ public final class SaMad {
     public static final int METHOD_GET_RESP = 0x81;
     public static final int ATTR_PATH_RECORD = 0x0035;
     public static final int QP1_QKEY = 0x80010000;
-    /** Offsets: MAD header 0..23, RMPP header 24..35, SM_Key 36..43, attribute offset 44, component mask 48, data 56. */
+    /**
+     * Offsets: MAD header 0..23, RMPP header 24..35, SM_Key 36..43, attribute offset 44, component mask 48, data 56.
+     */
     static final int OFF_STATUS = 4;
+
     static final int OFF_TID = 8;
     static final int OFF_ATTR_ID = 16;
     static final int OFF_ATTR_OFFSET = 44;
@@ -76,7 +79,10 @@ public final class SaMad {
     public static byte[] pathRecordGet(PathQuery q, long tid) {
         byte[] mad = new byte[MAD_SIZE];
         ByteBuffer b = ByteBuffer.wrap(mad);
-        b.put(0, (byte) BASE_VERSION).put(1, (byte) MGMT_CLASS_SUBN_ADM).put(2, (byte) SA_CLASS_VERSION).put(3, (byte) METHOD_GET);
+        b.put(0, (byte) BASE_VERSION)
+                .put(1, (byte) MGMT_CLASS_SUBN_ADM)
+                .put(2, (byte) SA_CLASS_VERSION)
+                .put(3, (byte) METHOD_GET);
         b.putLong(OFF_TID, tid);
         b.putShort(OFF_ATTR_ID, (short) ATTR_PATH_RECORD);
         b.putLong(OFF_COMP_MASK, componentMask(q));
@@ -105,7 +111,8 @@ public final class SaMad {
         }
         ByteBuffer b = ByteBuffer.wrap(mad);
         if (mad[1] != MGMT_CLASS_SUBN_ADM) {
-            throw new MalformedException(1, "management class 0x" + Integer.toHexString(mad[1] & 0xff) + " is not SubnAdm");
+            throw new MalformedException(
+                    1, "management class 0x" + Integer.toHexString(mad[1] & 0xff) + " is not SubnAdm");
         }
         int method = mad[3] & 0xff;
         int status = Short.toUnsignedInt(b.getShort(OFF_STATUS));

@@ -82,7 +82,8 @@ public record StaticPathFile(Map<Long, Section> sections, Map<Integer, Long> lid
                 try {
                     guid = Long.parseUnsignedLong(strip0x(parts[0].strip()), 16);
                 } catch (NumberFormatException e) {
-                    throw new MalformedException(lineStart, "line " + lineNo + ": port GUID '" + parts[0].strip() + "' is not hex");
+                    throw new MalformedException(
+                            lineStart, "line " + lineNo + ": port GUID '" + parts[0].strip() + "' is not hex");
                 }
                 int b = rest.indexOf("base LID");
                 if (b < 0) {
@@ -103,7 +104,8 @@ public record StaticPathFile(Map<Long, Section> sections, Map<Integer, Long> lid
                 continue;
             }
             if (paths == null) {
-                throw new MalformedException(lineStart, "line " + lineNo + ": a path line before any 'Channel Adapter', 'Switch' or 'Router' section");
+                throw new MalformedException(lineStart,
+                        "line " + lineNo + ": a path line before any 'Channel Adapter', 'Switch' or 'Router' section");
             }
             String[] f = line.split(":");
             int dlid = number(f[0].strip(), lineStart, lineNo, "LID");
@@ -112,13 +114,16 @@ public record StaticPathFile(Map<Long, Section> sections, Map<Integer, Long> lid
                 continue;
             }
             if (f.length != 4) {
-                throw new MalformedException(lineStart, "line " + lineNo + ": expected 'LID : SL : MTU : RATE' or 'LID : UNREACHABLE', got '" + line + "'");
+                throw new MalformedException(lineStart,
+                        "line " + lineNo + ": expected 'LID : SL : MTU : RATE' or 'LID : UNREACHABLE', got '" + line
+                                + "'");
             }
             int sl = number(f[1].strip(), lineStart, lineNo, "SL");
             int mtu = number(f[2].strip(), lineStart, lineNo, "MTU");
             int rate = number(f[3].strip(), lineStart, lineNo, "rate");
             if (sl > 15 || mtu > 63 || rate > 63) {
-                throw new MalformedException(lineStart, "line " + lineNo + ": SL " + sl + ", MTU " + mtu + " or rate " + rate + " out of range");
+                throw new MalformedException(lineStart,
+                        "line " + lineNo + ": SL " + sl + ", MTU " + mtu + " or rate " + rate + " out of range");
             }
             paths.put(dlid, new Entry(true, sl, mtu, rate));
         }
@@ -134,13 +139,16 @@ public record StaticPathFile(Map<Long, Section> sections, Map<Integer, Long> lid
 
     private static int number(String s, int off, int lineNo, String what) throws MalformedException {
         try {
-            int v = s.startsWith("0x") || s.startsWith("0X") ? Integer.parseInt(s.substring(2), 16) : Integer.parseInt(s);
+            int v = s.startsWith("0x") || s.startsWith("0X")
+                    ? Integer.parseInt(s.substring(2), 16)
+                    : Integer.parseInt(s);
             if (v < 0 || v > 0xffff) {
                 throw new NumberFormatException();
             }
             return v;
         } catch (NumberFormatException e) {
-            throw new MalformedException(off, "line " + lineNo + ": " + what + " '" + s + "' is not a number in 0..65535");
+            throw new MalformedException(
+                    off, "line " + lineNo + ": " + what + " '" + s + "' is not a number in 0..65535");
         }
     }
 }

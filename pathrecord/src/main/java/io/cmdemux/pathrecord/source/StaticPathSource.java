@@ -63,7 +63,8 @@ public final class StaticPathSource implements PathSource {
         }
         StaticPathFile.Section s = file.sections().get(q.sgid().lo());
         if (s == null) {
-            throw new NoPathException(origin + " has no section for the source port GUID 0x" + Long.toHexString(q.sgid().lo()));
+            throw new NoPathException(origin + " has no section for the source port GUID 0x"
+                    + Long.toHexString(q.sgid().lo()));
         }
         int dlid;
         if (q.dlid().isPresent()) {
@@ -71,11 +72,13 @@ public final class StaticPathSource implements PathSource {
             // A LID some section names as another port's base LID is not one of the destination's path bits.
             Long owner = file.lidToGuid().get(dlid);
             if (owner != null && owner != q.dgid().lo()) {
-                throw new NoPathException(origin + ": LID " + dlid + " belongs to port GUID 0x" + Long.toHexString(owner) + ", not to " + q.dgid());
+                throw new NoPathException(origin + ": LID " + dlid + " belongs to port GUID 0x"
+                        + Long.toHexString(owner) + ", not to " + q.dgid());
             }
         } else {
-            dlid = file.lidOf(q.dgid().lo()).orElseThrow(() -> new NoPathException(origin + " names no port with GUID 0x"
-                    + Long.toHexString(q.dgid().lo()) + " (" + q.dgid() + ")"));
+            dlid = file.lidOf(q.dgid().lo())
+                    .orElseThrow(() -> new NoPathException(origin + " names no port with GUID 0x"
+                            + Long.toHexString(q.dgid().lo()) + " (" + q.dgid() + ")"));
         }
         StaticPathFile.Entry e = s.paths().get(dlid);
         if (e == null) {
@@ -85,8 +88,9 @@ public final class StaticPathSource implements PathSource {
             throw new NoPathException(origin + ": LID " + dlid + " is UNREACHABLE from LID " + s.baseLid());
         }
         int plt = dlid == s.baseLid() ? 0 : packetLifeTime;
-        return new PathRecord(q.serviceId().orElse(0), q.dgid(), q.sgid(), dlid, s.baseLid(), false, 0, 0, q.tclass().orElse(0),
-                q.reversible(), 0, q.pkey().orElse(0xffff), q.qosClass().orElse(0), e.sl(), PathRecord.SELECTOR_EXACTLY, e.mtu(),
-                PathRecord.SELECTOR_EXACTLY, e.rate(), PathRecord.SELECTOR_EXACTLY, plt, 0);
+        return new PathRecord(q.serviceId().orElse(0), q.dgid(), q.sgid(), dlid, s.baseLid(), false, 0, 0,
+                q.tclass().orElse(0), q.reversible(), 0, q.pkey().orElse(0xffff), q.qosClass().orElse(0), e.sl(),
+                PathRecord.SELECTOR_EXACTLY, e.mtu(), PathRecord.SELECTOR_EXACTLY, e.rate(),
+                PathRecord.SELECTOR_EXACTLY, plt, 0);
     }
 }

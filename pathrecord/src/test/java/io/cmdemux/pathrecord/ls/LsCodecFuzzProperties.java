@@ -28,17 +28,26 @@ import net.jqwik.api.constraints.Size;
 class LsCodecFuzzProperties {
 
     @Property(tries = 3000)
-    void anyPayloadBehindAnLsHeaderDecodesOrIsMalformed(@ForAll @IntRange(min = 0, max = 3) int op, @ForAll boolean request,
+    void anyPayloadBehindAnLsHeaderDecodesOrIsMalformed(
+            @ForAll @IntRange(min = 0, max = 3) int op,
+            @ForAll boolean request,
             @ForAll @Size(max = 300) byte[] payload) {
         ByteBuffer b = ByteBuffer.allocate(16 + payload.length).order(ByteOrder.nativeOrder());
-        b.putInt(16 + payload.length).putShort((short) Ls.type(Ls.RDMA_NL_LS, op)).putShort((short) (request ? 1 : 0)).putInt(5).putInt(0);
+        b.putInt(16 + payload.length)
+                .putShort((short) Ls.type(Ls.RDMA_NL_LS, op))
+                .putShort((short) (request ? 1 : 0))
+                .putInt(5)
+                .putInt(0);
         b.put(payload);
         decodeOrMalformed(b.array());
     }
 
     @Property(tries = 3000)
-    void flippingAndCuttingGoldenRequestsNeverEscapesMalformedException(@ForAll("goldens") byte[] golden,
-            @ForAll @IntRange(min = 0, max = 10_000) int where, @ForAll byte value, @ForAll @IntRange(min = 0, max = 400) int cut) {
+    void flippingAndCuttingGoldenRequestsNeverEscapesMalformedException(
+            @ForAll("goldens") byte[] golden,
+            @ForAll @IntRange(min = 0, max = 10_000) int where,
+            @ForAll byte value,
+            @ForAll @IntRange(min = 0, max = 400) int cut) {
         byte[] b = golden.clone();
         if (b.length > 16) {
             b[16 + where % (b.length - 16)] = value; // keep the nlmsghdr, corrupt the rest
@@ -99,15 +108,30 @@ class LsCodecFuzzProperties {
         Arbitrary<Gid> gid = Arbitraries.longs().tuple2().map(t -> new Gid(t.get1(), t.get2()));
         Arbitrary<String> dev = Arbitraries.strings().withCharRange('a', 'z').numeric().ofMinLength(1).ofMaxLength(63);
         return Combinators.combine(
-                Arbitraries.integers(), dev, Arbitraries.integers().between(0, 255), Arbitraries.integers().between(0, 255),
-                Arbitraries.longs().optional(), gid.injectNull(0.2), gid.injectNull(0.2),
-                Arbitraries.integers().between(0, 255).optional())
+                        Arbitraries.integers(),
+                        dev,
+                        Arbitraries.integers().between(0, 255),
+                        Arbitraries.integers().between(0, 255),
+                        Arbitraries.longs().optional(),
+                        gid.injectNull(0.2),
+                        gid.injectNull(0.2),
+                        Arbitraries.integers().between(0, 255).optional())
                 .flatAs((seq, d, port, use, sid, dgid, sgid, tclass) -> Combinators.combine(
-                        Arbitraries.integers().between(0, 0xffff).optional(), Arbitraries.integers().between(0, 0xffff).optional())
-                        .as((pkey, qos) -> new LsMessage.ResolveRequest(seq, 0, d, port, use,
-                                sid.map(OptionalLong::of).orElse(OptionalLong.empty()), dgid, sgid,
-                                tclass.map(OptionalInt::of).orElse(OptionalInt.empty()), pkey.map(OptionalInt::of).orElse(OptionalInt.empty()),
-                                qos.map(OptionalInt::of).orElse(OptionalInt.empty()), 0)));
+                                Arbitraries.integers().between(0, 0xffff).optional(),
+                                Arbitraries.integers().between(0, 0xffff).optional())
+                        .as((pkey, qos) -> new LsMessage.ResolveRequest(
+                                seq,
+                                0,
+                                d,
+                                port,
+                                use,
+                                sid.map(OptionalLong::of).orElse(OptionalLong.empty()),
+                                dgid,
+                                sgid,
+                                tclass.map(OptionalInt::of).orElse(OptionalInt.empty()),
+                                pkey.map(OptionalInt::of).orElse(OptionalInt.empty()),
+                                qos.map(OptionalInt::of).orElse(OptionalInt.empty()),
+                                0)));
     }
 
     /** Every field drawn from the bits of six random longs: cheap to generate, and edge values still come up. */
@@ -117,11 +141,12 @@ class LsCodecFuzzProperties {
             long a = v[3];
             long b = v[4];
             long c = v[5];
-            return new PathRecord(v[0], new Gid(v[1], v[2]), new Gid(v[2] ^ a, v[1] ^ b), (int) (a & 0xffff), (int) ((a >>> 16) & 0xffff),
-                    (a >>> 32 & 1) != 0, (int) ((a >>> 33) & 0xfffff), (int) ((a >>> 53) & 0xff), (int) (b & 0xff), (b >>> 8 & 1) != 0,
-                    (int) ((b >>> 9) & 0x7f), (int) ((b >>> 16) & 0xffff), (int) ((b >>> 32) & 0xfff), (int) ((b >>> 44) & 0xf),
-                    (int) ((b >>> 48) & 3), (int) ((b >>> 50) & 0x3f), (int) ((b >>> 56) & 3), (int) (c & 0x3f), (int) ((c >>> 6) & 3),
-                    (int) ((c >>> 8) & 0x3f), (int) ((c >>> 14) & 0xff));
+            return new PathRecord(v[0], new Gid(v[1], v[2]), new Gid(v[2] ^ a, v[1] ^ b), (int) (a & 0xffff),
+                    (int) ((a >>> 16) & 0xffff), (a >>> 32 & 1) != 0, (int) ((a >>> 33) & 0xfffff),
+                    (int) ((a >>> 53) & 0xff), (int) (b & 0xff), (b >>> 8 & 1) != 0, (int) ((b >>> 9) & 0x7f),
+                    (int) ((b >>> 16) & 0xffff), (int) ((b >>> 32) & 0xfff), (int) ((b >>> 44) & 0xf),
+                    (int) ((b >>> 48) & 3), (int) ((b >>> 50) & 0x3f), (int) ((b >>> 56) & 3), (int) (c & 0x3f),
+                    (int) ((c >>> 6) & 3), (int) ((c >>> 8) & 0x3f), (int) ((c >>> 14) & 0xff));
         });
     }
 }

@@ -53,8 +53,10 @@ class LsGoldenRequestsTest {
                 assertThat(r.ignoredAttributes()).as(g.name() + " ignored").isEqualTo(e.i("ignored"));
             } else {
                 assertThat(r.ignoredAttributes()).isZero();
-                // Nothing but the kernel's own attributes: our encoder (which plays the kernel in tests) gives the same bytes.
-                assertThat(HexFormat.of().formatHex(LsCodec.encodeResolveRequest(r))).as(g.name() + ": our bytes vs ls_golden.c")
+                // Nothing but the kernel's own attributes: our encoder
+                // (which plays the kernel in tests) gives the same bytes.
+                assertThat(HexFormat.of().formatHex(LsCodec.encodeResolveRequest(r)))
+                        .as(g.name() + ": our bytes vs ls_golden.c")
                         .isEqualTo(HexFormat.of().formatHex(g.bytes()));
             }
             e.assertAllChecked();
@@ -72,8 +74,11 @@ class LsGoldenRequestsTest {
     @Test
     void badRequestsAreRefusedWithTheReasonAndOffset() {
         List<Golden> bad = LsGolden.ofClass("bad");
-        assertThat(bad).extracting(Golden::name).contains("unknown-mandatory-attribute", "sgid-15-bytes", "pkey-4-bytes",
-                "attribute-past-the-end", "attribute-below-its-header", "truncated-resolve-header", "device-name-without-nul", "unknown-op");
+        assertThat(bad)
+                .extracting(Golden::name)
+                .contains("unknown-mandatory-attribute", "sgid-15-bytes", "pkey-4-bytes", "attribute-past-the-end",
+                        "attribute-below-its-header", "truncated-resolve-header", "device-name-without-nul",
+                        "unknown-op");
         for (Golden g : bad) {
             Expect e = g.expect();
             NlMessage m = nl(g.bytes());
@@ -81,7 +86,8 @@ class LsGoldenRequestsTest {
             assertThat(m.seq()).as(g.name()).isEqualTo(e.i("seq"));
             assertThatThrownBy(() -> LsCodec.decode(m)).as(g.name()).isInstanceOf(MalformedException.class)
                     .hasMessageContaining(e.s("reason"));
-            // The other values only describe how the message was built; seq and reason are what a bad message is judged by.
+            // The other values only describe how the message was built;
+            // seq and reason are what a bad message is judged by.
         }
     }
 

@@ -30,9 +30,16 @@ class LsRepliesVsKernelCheckerTest {
         Paths p = new Paths(record(5, 1), record(6, 2), record(7, 3), record(9, 4), record(10, 5), record(11, 6));
         List<PathRecordData> recs = p.records(PathUse.ALL);
         assertThat(recs).hasSize(6);
-        Map<String, String> v = LsChecker.check(new Input("resolve", PathUse.ALL.wire(), 77, LsCodec.encodeResolveReply(77, 1234, recs)));
-        assertThat(v).containsEntry("delivered", "1").containsEntry("rc", "0").containsEntry("matched", "1")
-                .containsEntry("good", "1").containsEntry("fallback", "0").containsEntry("kept", "3").containsEntry("cma", "ok")
+        Map<String, String> v = LsChecker.check(
+                new Input("resolve", PathUse.ALL.wire(), 77, LsCodec.encodeResolveReply(77, 1234, recs)));
+        assertThat(v)
+                .containsEntry("delivered", "1")
+                .containsEntry("rc", "0")
+                .containsEntry("matched", "1")
+                .containsEntry("good", "1")
+                .containsEntry("fallback", "0")
+                .containsEntry("kept", "3")
+                .containsEntry("cma", "ok")
                 .containsEntry("has_path_rec", "1");
         assertThat(v).containsEntry("r0.slot", "path_rec").containsEntry("r0.dlid", "5").containsEntry("r0.sl", "1")
                 .containsEntry("r0.flags", hex(PathFlags.PRIMARY | PathFlags.GMP | PathFlags.BIDIRECTIONAL));
@@ -47,17 +54,27 @@ class LsRepliesVsKernelCheckerTest {
         Paths p = Paths.of(record(5, 1)).withAlternates(record(9, 4), null, null);
         Map<String, String> v = LsChecker.check(new Input("resolve", PathUse.UNIDIRECTIONAL.wire(), 3,
                 LsCodec.encodeResolveReply(3, 1, p.records(PathUse.UNIDIRECTIONAL))));
-        assertThat(v).containsEntry("good", "1").containsEntry("kept", "1").containsEntry("r0.dlid", "5")
-                .containsEntry("r0.flags", hex(PathFlags.PRIMARY | PathFlags.OUTBOUND)).containsEntry("r0.slot", "outbound");
+        assertThat(v)
+                .containsEntry("good", "1")
+                .containsEntry("kept", "1")
+                .containsEntry("r0.dlid", "5")
+                .containsEntry("r0.flags", hex(PathFlags.PRIMARY | PathFlags.OUTBOUND))
+                .containsEntry("r0.slot", "outbound");
         assertThat(v).doesNotContainKey("r1.dlid");
     }
 
     @Test
     void gmpKeepsTheReversibleRecordAndNotTheAlternate() {
-        Paths p = Paths.of(record(5, 1)).withAlternates(record(9, 4), null, null).withDirectional(record(6, 2), record(7, 3));
+        Paths p = Paths.of(record(5, 1))
+                .withAlternates(record(9, 4), null, null)
+                .withDirectional(record(6, 2), record(7, 3));
         Map<String, String> v = LsChecker.check(new Input("resolve", PathUse.GMP.wire(), 3,
                 LsCodec.encodeResolveReply(3, 1, p.records(PathUse.GMP))));
-        assertThat(v).containsEntry("good", "1").containsEntry("kept", "1").containsEntry("r0.dlid", "5").containsEntry("r0.slot", "path_rec");
+        assertThat(v)
+                .containsEntry("good", "1")
+                .containsEntry("kept", "1")
+                .containsEntry("r0.dlid", "5")
+                .containsEntry("r0.slot", "path_rec");
     }
 
     @Test
@@ -72,19 +89,29 @@ class LsRepliesVsKernelCheckerTest {
     @Test
     void anErrReplyMakesTheKernelFallBackToTheSa() {
         Map<String, String> v = LsChecker.check(new Input("resolve", 0, 9, LsCodec.encodeResolveError(9, 1)));
-        assertThat(v).containsEntry("matched", "1").containsEntry("good", "0").containsEntry("why", "err_flag").containsEntry("fallback", "1");
+        assertThat(v)
+                .containsEntry("matched", "1")
+                .containsEntry("good", "0")
+                .containsEntry("why", "err_flag")
+                .containsEntry("fallback", "1");
         assertThat(v).containsEntry("flags", "0x100");
     }
 
     @Test
     void aWellFormedReplyWithoutAUsableRecordFailsTheQueryWithoutFallback() {
-        Map<String, String> v = LsChecker.check(new Input("resolve", 0, 9, LsCodec.encodeResolveReply(9, 1, List.of())));
-        assertThat(v).containsEntry("good", "1").containsEntry("fallback", "0").containsEntry("kept", "0").containsEntry("status", "-5");
+        Map<String, String> v =
+                LsChecker.check(new Input("resolve", 0, 9, LsCodec.encodeResolveReply(9, 1, List.of())));
+        assertThat(v)
+                .containsEntry("good", "1")
+                .containsEntry("fallback", "0")
+                .containsEntry("kept", "0")
+                .containsEntry("status", "-5");
     }
 
     @Test
     void aReplyForAnotherSeqIsNotMatched() {
-        Map<String, String> v = LsChecker.check(new Input("resolve", 0, 10, LsCodec.encodeResolveReply(9, 1, Paths.of(record(5, 1)).records(PathUse.ALL))));
+        Map<String, String> v = LsChecker.check(new Input("resolve", 0, 10,
+                LsCodec.encodeResolveReply(9, 1, Paths.of(record(5, 1)).records(PathUse.ALL))));
         assertThat(v).containsEntry("matched", "0");
     }
 
@@ -94,9 +121,15 @@ class LsRepliesVsKernelCheckerTest {
         byte[] withRequest = LsCodec.encodeResolveReply(9, 1, Paths.of(record(5, 1)).records(PathUse.ALL));
         withRequest[6] |= 1;
         assertThat(LsChecker.check(new Input("resolve", 0, 9, withRequest))).containsEntry("rc", "-EPERM");
-        byte[] longer = java.util.Arrays.copyOf(LsCodec.encodeResolveReply(9, 1, Paths.of(record(5, 1)).records(PathUse.ALL)), 16 + 80);
-        java.nio.ByteBuffer.wrap(longer).order(java.nio.ByteOrder.nativeOrder()).putInt(0, longer.length).putShort(16, (short) 80);
-        assertThat(LsChecker.check(new Input("resolve", 0, 9, longer))).containsEntry("good", "0").containsEntry("why", "policy");
+        byte[] longer = java.util.Arrays.copyOf(
+                LsCodec.encodeResolveReply(9, 1, Paths.of(record(5, 1)).records(PathUse.ALL)), 16 + 80);
+        java.nio.ByteBuffer.wrap(longer)
+                .order(java.nio.ByteOrder.nativeOrder())
+                .putInt(0, longer.length)
+                .putShort(16, (short) 80);
+        assertThat(LsChecker.check(new Input("resolve", 0, 9, longer)))
+                .containsEntry("good", "0")
+                .containsEntry("why", "policy");
     }
 
     @Test
@@ -116,7 +149,10 @@ class LsRepliesVsKernelCheckerTest {
         List<Map<String, String>> v = LsChecker.check(List.of(
                 new Input("ip", 0, 41, LsCodec.encodeIpResolveReply(41, 1, g)),
                 new Input("ip", 0, 42, LsCodec.encodeIpResolveError(42, 1))));
-        assertThat(v.get(0)).containsEntry("good", "1").containsEntry("dgid_found", "1").containsEntry("dgid", "fe80::2:c903:0:abcd");
+        assertThat(v.get(0))
+                .containsEntry("good", "1")
+                .containsEntry("dgid_found", "1")
+                .containsEntry("dgid", "fe80::2:c903:0:abcd");
         assertThat(v.get(1)).containsEntry("good", "0");
     }
 
@@ -137,10 +173,16 @@ class LsRepliesVsKernelCheckerTest {
         assertThat(v).containsEntry(p + ".numb_path", Integer.toString(r.numbPath()));
         assertThat(v).containsEntry(p + ".pkey", String.format("0x%04x", r.pkey()));
         assertThat(v).containsEntry(p + ".qos_class", Integer.toString(r.qosClass()));
-        assertThat(v).containsEntry(p + ".mtu_selector", Integer.toString(r.mtuSelector())).containsEntry(p + ".mtu", Integer.toString(r.mtu()));
-        assertThat(v).containsEntry(p + ".rate_selector", Integer.toString(r.rateSelector())).containsEntry(p + ".rate", Integer.toString(r.rate()));
+        assertThat(v)
+                .containsEntry(p + ".mtu_selector", Integer.toString(r.mtuSelector()))
+                .containsEntry(p + ".mtu", Integer.toString(r.mtu()));
+        assertThat(v)
+                .containsEntry(p + ".rate_selector", Integer.toString(r.rateSelector()))
+                .containsEntry(p + ".rate", Integer.toString(r.rate()));
         assertThat(v).containsEntry(p + ".packet_life_time_selector", Integer.toString(r.packetLifeTimeSelector()))
                 .containsEntry(p + ".packet_life_time", Integer.toString(r.packetLifeTime()));
-        assertThat(v).containsEntry(p + ".preference", Integer.toString(r.preference())).containsEntry(p + ".reserved_zero", "1");
+        assertThat(v)
+                .containsEntry(p + ".preference", Integer.toString(r.preference()))
+                .containsEntry(p + ".reserved_zero", "1");
     }
 }

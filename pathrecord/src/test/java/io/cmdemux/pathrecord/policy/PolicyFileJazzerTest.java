@@ -19,9 +19,12 @@ class PolicyFileJazzerTest {
     @FuzzTest
     void anyTextParsesOrIsRefusedWithAReason(byte[] input) throws Exception {
         String text = new String(input, StandardCharsets.UTF_8);
-        Exception e = DecoderContract.check(input.length, BUDGET, () -> PolicyFile.parse(text, 1), IllegalArgumentException.class);
+        Exception e = DecoderContract.check(
+                input.length, BUDGET, () -> PolicyFile.parse(text, 1), IllegalArgumentException.class);
         if (e != null) {
-            assertThat(e.getClass()).as("the parser's own refusal, not %s", e).isEqualTo(IllegalArgumentException.class);
+            assertThat(e.getClass())
+                    .as("the parser's own refusal, not %s", e)
+                    .isEqualTo(IllegalArgumentException.class);
             assertThat(e.getMessage()).isNotBlank();
         }
     }

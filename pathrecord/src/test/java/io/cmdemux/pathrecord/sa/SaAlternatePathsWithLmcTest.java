@@ -24,8 +24,8 @@ class SaAlternatePathsWithLmcTest {
             String h2 = fabric.gid("H2").toString();
             String h3 = fabric.gid("H3").toString();
             int base = fabric.lid("H3");
-            Host.Result r = fabric.java("H2", 60, SaProbe.class.getName(), OpenSmFabric.DEVICE, "1", h2 + "-" + h3, h2 + "-" + h3 + "@" + (base + 1),
-                    h2 + "-" + h3 + "@" + fabric.lid("H1"));
+            Host.Result r = fabric.java("H2", 60, SaProbe.class.getName(), OpenSmFabric.DEVICE, "1", h2 + "-" + h3,
+                    h2 + "-" + h3 + "@" + (base + 1), h2 + "-" + h3 + "@" + fabric.lid("H1"));
             assertThat(r.exit()).as(r.stdout() + r.stderr()).isZero();
             List<Map<String, String>> ours = new ArrayList<>();
             for (String line : CPrograms.lines(r.stdout())) {
@@ -40,7 +40,8 @@ class SaAlternatePathsWithLmcTest {
             assertThat(primary).containsEntry("dlid", Integer.toString(base));
             assertThat(alternate).containsEntry("dlid", Integer.toString(base + 1));
             for (Map<String, String> m : List.of(primary, alternate)) {
-                List<Map<String, String>> sa = fabric.saqueryPaths("H2", "--sgid", h2, "--dgid", h3, "--slid", m.get("slid"), "--dlid", m.get("dlid"));
+                List<Map<String, String>> sa = fabric.saqueryPaths(
+                        "H2", "--sgid", h2, "--dgid", h3, "--slid", m.get("slid"), "--dlid", m.get("dlid"));
                 assertThat(sa).hasSize(1);
                 SaClientVsOpenSmTest.assertSameRecord(m, sa.get(0), "DLID " + m.get("dlid"));
             }

@@ -37,7 +37,8 @@ class SaClientVsOpenSmTest {
         a.addAll(List.of(args));
         Host.Result r = fabric.java(host, 60, SaProbe.class.getName(), a.toArray(String[]::new));
         if (r.exit() != 0) {
-            throw new AssertionError("SaProbe exited " + r.exit() + ":\n" + r.stdout() + r.stderr() + "\n" + fabric.log());
+            throw new AssertionError(
+                    "SaProbe exited " + r.exit() + ":\n" + r.stdout() + r.stderr() + "\n" + fabric.log());
         }
         List<Map<String, String>> out = new ArrayList<>();
         for (String line : CPrograms.lines(r.stdout())) {
@@ -67,10 +68,12 @@ class SaClientVsOpenSmTest {
         assertThat(ours.get(0)).containsEntry("result", "port").containsEntry("lid", Integer.toString(fabric.lid("H2")))
                 .containsEntry("gid", h2).containsEntry("state", "4");
         for (int i = 0; i < pairs.size(); i++) {
-            Map<String, String> sa = only(fabric.saqueryPaths("H2", "--sgid-to-dgid", pairs.get(i)[0] + "-" + pairs.get(i)[1]));
+            Map<String, String> sa =
+                    only(fabric.saqueryPaths("H2", "--sgid-to-dgid", pairs.get(i)[0] + "-" + pairs.get(i)[1]));
             assertSameRecord(ours.get(i + 1), sa, String.join("->", pairs.get(i)));
         }
-        Map<String, String> sa = only(fabric.saqueryPaths("H2", "--sgid-to-dgid", h2 + "-" + fabric.gid("H4"), "--pkey", "0x7fff"));
+        Map<String, String> sa =
+                only(fabric.saqueryPaths("H2", "--sgid-to-dgid", h2 + "-" + fabric.gid("H4"), "--pkey", "0x7fff"));
         assertSameRecord(ours.get(pairs.size() + 1), sa, "with P_Key 0x7fff");
     }
 
@@ -79,7 +82,10 @@ class SaClientVsOpenSmTest {
         return recs.get(0);
     }
 
-    /** saquery prints MTU, rate and packet lifetime with their selector in bits 7..6, and num_path_revers as reversible<<7 | numb_path. */
+    /**
+     * saquery prints MTU, rate and packet lifetime with their selector in bits 7..6, and num_path_revers as
+     * reversible<<7 | numb_path.
+     */
     static void assertSameRecord(Map<String, String> ours, Map<String, String> sa, String what) {
         assertThat(ours.get("result")).as(what + ": " + ours).isEqualTo("ok");
         assertThat(ours.get("dgid")).as(what + " dgid").isEqualTo(sa.get("dgid"));
@@ -96,12 +102,20 @@ class SaClientVsOpenSmTest {
         assertThat(Integer.parseInt(ours.get("rate_selector"))).as(what + " rate selector").isEqualTo(rate >> 6);
         int plt = Integer.decode(sa.get("pkt_life"));
         assertThat(Integer.parseInt(ours.get("packet_life_time"))).as(what + " packet lifetime").isEqualTo(plt & 0x3f);
-        assertThat(Integer.parseInt(ours.get("packet_life_time_selector"))).as(what + " packet lifetime selector").isEqualTo(plt >> 6);
+        assertThat(Integer.parseInt(ours.get("packet_life_time_selector")))
+                .as(what + " packet lifetime selector")
+                .isEqualTo(plt >> 6);
         int nr = Integer.decode(sa.get("num_path_revers"));
         assertThat(Integer.parseInt(ours.get("reversible"))).as(what + " reversible").isEqualTo(nr >> 7);
-        assertThat(Integer.parseInt(ours.get("tclass"))).as(what + " tclass").isEqualTo(Integer.decode(sa.get("tclass")));
-        assertThat(Integer.parseInt(ours.get("qos_class"))).as(what + " qos class").isEqualTo(Integer.decode(sa.get("qos_class")));
-        assertThat(Integer.parseInt(ours.get("preference"))).as(what + " preference").isEqualTo(Integer.decode(sa.get("preference")));
+        assertThat(Integer.parseInt(ours.get("tclass")))
+                .as(what + " tclass")
+                .isEqualTo(Integer.decode(sa.get("tclass")));
+        assertThat(Integer.parseInt(ours.get("qos_class")))
+                .as(what + " qos class")
+                .isEqualTo(Integer.decode(sa.get("qos_class")));
+        assertThat(Integer.parseInt(ours.get("preference")))
+                .as(what + " preference")
+                .isEqualTo(Integer.decode(sa.get("preference")));
         int hfr = Integer.decode(sa.get("hop_flow_raw"));
         assertThat(Integer.parseInt(ours.get("hop_limit"))).as(what + " hop limit").isEqualTo(hfr & 0xff);
         assertThat(Integer.parseInt(ours.get("flow_label"))).as(what + " flow label").isEqualTo((hfr >>> 8) & 0xfffff);

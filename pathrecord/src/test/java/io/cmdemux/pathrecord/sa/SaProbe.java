@@ -48,9 +48,14 @@ public final class SaProbe {
         }
         try (SaClient c = SaClient.open(device, port, new SaClient.Settings(timeout, retries, outstanding))) {
             PortInfo p = c.port();
-            System.out.println("port lid=" + p.baseLid() + " lmc=" + p.lmc() + " sm_lid=" + p.smLid() + " sm_sl=" + p.smSl()
-                    + " state=" + p.state() + " gid=" + p.gid() + " pkey_index=" + p.defaultPkeyIndex()
-                    + " pkeys=" + p.pkeys().stream().filter(k -> k != 0).map(k -> String.format("0x%04x", k)).collect(java.util.stream.Collectors.joining(",")));
+            System.out.println(
+                    "port lid=" + p.baseLid() + " lmc=" + p.lmc() + " sm_lid=" + p.smLid() + " sm_sl=" + p.smSl()
+                            + " state=" + p.state() + " gid=" + p.gid() + " pkey_index=" + p.defaultPkeyIndex()
+                            + " pkeys="
+                            + p.pkeys().stream()
+                                    .filter(k -> k != 0)
+                                    .map(k -> String.format("0x%04x", k))
+                                    .collect(java.util.stream.Collectors.joining(",")));
             List<PathQuery> queries = new ArrayList<>();
             for (String pair : pairs) {
                 queries.add(parse(device, port, pair));
@@ -65,7 +70,8 @@ public final class SaProbe {
                 try {
                     System.out.println("ok " + line(fs.get(i).get(10, TimeUnit.SECONDS)));
                 } catch (ExecutionException e) {
-                    System.out.println("err sgid=" + q.sgid() + " dgid=" + q.dgid() + " msg=" + e.getCause().getMessage().replace(' ', '_'));
+                    System.out.println("err sgid=" + q.sgid() + " dgid=" + q.dgid() + " msg="
+                            + e.getCause().getMessage().replace(' ', '_'));
                 }
             }
             for (int r = 0; r < repeat; r++) {
@@ -93,17 +99,21 @@ public final class SaProbe {
         }
         // GIDs contain ':' and '-' never: split on the one '-'.
         int dash = pair.indexOf('-');
-        PathQuery q = PathQuery.of(device, port, Gid.parse(pair.substring(0, dash)), Gid.parse(pair.substring(dash + 1)));
+        PathQuery q =
+                PathQuery.of(device, port, Gid.parse(pair.substring(0, dash)), Gid.parse(pair.substring(dash + 1)));
         q = pk == null ? q : q.withPkey(Integer.decode(pk));
         return dlid == null ? q : q.withDlid(Integer.decode(dlid));
     }
 
     static String line(PathRecord r) {
         return "sgid=" + r.sgid() + " dgid=" + r.dgid() + " dlid=" + r.dlid() + " slid=" + r.slid() + " pkey=0x"
-                + String.format("%04x", r.pkey()) + " sl=" + r.sl() + " mtu=" + r.mtu() + " mtu_selector=" + r.mtuSelector()
+                + String.format("%04x", r.pkey()) + " sl=" + r.sl() + " mtu=" + r.mtu() + " mtu_selector="
+                + r.mtuSelector()
                 + " rate=" + r.rate() + " rate_selector=" + r.rateSelector() + " packet_life_time=" + r.packetLifeTime()
                 + " packet_life_time_selector=" + r.packetLifeTimeSelector() + " reversible=" + (r.reversible() ? 1 : 0)
-                + " hop_limit=" + r.hopLimit() + " tclass=" + r.tclass() + " flow_label=" + r.flowLabel() + " qos_class=" + r.qosClass()
-                + " service_id=0x" + Long.toHexString(r.serviceId()) + " preference=" + r.preference() + " numb_path=" + r.numbPath();
+                + " hop_limit=" + r.hopLimit() + " tclass=" + r.tclass() + " flow_label=" + r.flowLabel()
+                + " qos_class=" + r.qosClass()
+                + " service_id=0x" + Long.toHexString(r.serviceId()) + " preference=" + r.preference() + " numb_path="
+                + r.numbPath();
     }
 }

@@ -19,12 +19,15 @@ class StaticPathFileJazzerTest {
     @FuzzTest
     void anyTextParsesOrIsMalformedAtALine(byte[] input) throws Exception {
         String text = new String(input, StandardCharsets.UTF_8);
-        Exception e = DecoderContract.check(input.length, BUDGET, () -> StaticPathFile.parse(text), MalformedException.class);
+        Exception e =
+                DecoderContract.check(input.length, BUDGET, () -> StaticPathFile.parse(text), MalformedException.class);
         if (e != null) {
             int offset = ((MalformedException) e).offset();
             byte[] utf8 = text.getBytes(StandardCharsets.UTF_8);
             assertThat(offset).as(e.getMessage()).isBetween(0, utf8.length);
-            assertThat(offset == 0 || utf8[offset - 1] == '\n').as("offset %d of \"%s\" starts a line", offset, e.getMessage()).isTrue();
+            assertThat(offset == 0 || utf8[offset - 1] == '\n')
+                    .as("offset %d of \"%s\" starts a line", offset, e.getMessage())
+                    .isTrue();
         }
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class CPrograms {
     public static final String INSTALL_HINT =
-            "install the Debian packages gcc, libc6-dev and linux-libc-dev (apt-get install -y gcc libc6-dev linux-libc-dev; .ci/run does)";
+            "install the Debian packages gcc, libc6-dev and linux-libc-dev "
+                    + "(apt-get install -y gcc libc6-dev linux-libc-dev; .ci/run does)";
     private static final Map<String, Path> BUILT = new HashMap<>();
 
     private CPrograms() {}
@@ -36,9 +37,13 @@ public final class CPrograms {
             Path dir = Files.createTempDirectory("cmdemux-c-");
             dir.toFile().deleteOnExit();
             exe = dir.resolve(name);
-            Result cc = run(List.of("gcc", "-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(), src.toString()), "", "gcc");
+            Result cc = run(
+                    List.of("gcc", "-std=gnu11", "-O1", "-Wall", "-Wextra", "-Werror", "-o", exe.toString(),
+                            src.toString()),
+                    "", "gcc");
             if (cc.exit() != 0) {
-                throw new AssertionError("gcc could not build " + src.getFileName() + " (exit " + cc.exit() + "); " + INSTALL_HINT + ":\n" + cc.stderr());
+                throw new AssertionError("gcc could not build " + src.getFileName() + " (exit " + cc.exit() + "); "
+                        + INSTALL_HINT + ":\n" + cc.stderr());
             }
             exe.toFile().deleteOnExit();
             BUILT.put(name, exe);
@@ -51,12 +56,14 @@ public final class CPrograms {
     /** Locates src/test/c/NAME.c from this module or from a module next to it (service's tests use them too). */
     public static Path source(String name) {
         Path base = Path.of(System.getProperty("basedir", System.getProperty("user.dir")));
-        for (Path p : List.of(base.resolve("src/test/c/" + name + ".c"), base.resolve("../pathrecord/src/test/c/" + name + ".c"))) {
+        for (Path p : List.of(
+                base.resolve("src/test/c/" + name + ".c"), base.resolve("../pathrecord/src/test/c/" + name + ".c"))) {
             if (Files.isRegularFile(p)) {
                 return p;
             }
         }
-        throw new AssertionError("C oracle source " + name + ".c not found under " + base.toAbsolutePath() + " (pathrecord/src/test/c)");
+        throw new AssertionError(
+                "C oracle source " + name + ".c not found under " + base.toAbsolutePath() + " (pathrecord/src/test/c)");
     }
 
     public record Result(int exit, String stdout, String stderr) {}

@@ -36,16 +36,29 @@ public final class IbHost {
     public IbHost() {
         b.link(host, 1, "lo").arphrd(772).add();
         b.link(host, 3, "ib0").ipoib(0xffff, PORT_GID_TEXT, 0x48).add().addr(host, 3, "192.168.0.1/24");
-        b.link(podA, 10, "ib0.8001").ipoib(0x8001, PORT_GID_TEXT, 0x49).parent(3, 0).add().addr(podA, 10, "192.168.1.11/24");
-        b.link(podB, 11, "ib0.8002").ipoib(0x8002, PORT_GID_TEXT, 0x4a).parent(3, 0).add().addr(podB, 11, "192.168.2.12/24");
-        b.link(podC, 12, "ib0.8003").ipoib(0x8003, PORT_GID_TEXT, 0x4b).parent(3, 0).add().addr(podC, 12, "192.168.3.13/24");
+        b.link(podA, 10, "ib0.8001")
+                .ipoib(0x8001, PORT_GID_TEXT, 0x49)
+                .parent(3, 0)
+                .add()
+                .addr(podA, 10, "192.168.1.11/24");
+        b.link(podB, 11, "ib0.8002")
+                .ipoib(0x8002, PORT_GID_TEXT, 0x4a)
+                .parent(3, 0)
+                .add()
+                .addr(podB, 11, "192.168.2.12/24");
+        b.link(podC, 12, "ib0.8003")
+                .ipoib(0x8003, PORT_GID_TEXT, 0x4b)
+                .parent(3, 0)
+                .add()
+                .addr(podC, 12, "192.168.3.13/24");
     }
 
     public RdmaTopology rdma() {
         RdmaPort p = new RdmaPort(1, RdmaPort.LinkLayer.INFINIBAND, "ACTIVE", PORT_GUID, List.of(),
                 List.of(new GidEntry(0, PORT_GID, GidType.IB, null, OptionalInt.empty())),
                 new PkeyTable(List.of(0xffff, 0x8001, 0x8002, 0x8003)), null, List.of(ib0));
-        return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, List.of(new RdmaDevice(DEV, PORT_GUID, false, host, List.of(p))));
+        return new RdmaTopology(
+                1, RdmaTopology.NetnsMode.SHARED, List.of(new RdmaDevice(DEV, PORT_GUID, false, host, List.of(p))));
     }
 
     public HostState state(long generation) {

@@ -18,8 +18,14 @@ public final class LsChecker {
     public static List<Map<String, String>> check(List<Input> inputs) {
         StringBuilder in = new StringBuilder();
         for (Input i : inputs) {
-            in.append(i.mode()).append(' ').append(i.pathUse()).append(' ').append(Integer.toUnsignedString(i.seq())).append(' ')
-                    .append(HexFormat.of().formatHex(i.bytes())).append('\n');
+            in.append(i.mode())
+                    .append(' ')
+                    .append(i.pathUse())
+                    .append(' ')
+                    .append(Integer.toUnsignedString(i.seq()))
+                    .append(' ')
+                    .append(HexFormat.of().formatHex(i.bytes()))
+                    .append('\n');
         }
         CPrograms.Result r = CPrograms.run(List.of(CPrograms.build("ls_check").toString()), in.toString(), "ls_check");
         if (r.exit() != 0) {
@@ -30,7 +36,8 @@ public final class LsChecker {
             out.add(CPrograms.keyValues(l));
         }
         if (out.size() != inputs.size()) {
-            throw new AssertionError("ls_check answered " + out.size() + " lines for " + inputs.size() + " messages:\n" + r.stdout());
+            throw new AssertionError(
+                    "ls_check answered " + out.size() + " lines for " + inputs.size() + " messages:\n" + r.stdout());
         }
         return out;
     }

@@ -51,10 +51,13 @@ public final class OpenSmFabric implements AutoCloseable {
         Host.requireCommand("ibstat", "infiniband-diags");
         Host.requireCommand("timeout", "coreutils");
         if (!Files.isRegularFile(Path.of(PRELOAD))) {
-            throw new AssertionError("this test needs " + PRELOAD + ": install the Debian package ibsim-utils (.ci/run does)");
+            throw new AssertionError(
+                    "this test needs " + PRELOAD + ": install the Debian package ibsim-utils (.ci/run does)");
         }
-        if (!Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libibumad.so")) && !Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libibumad.so.3"))) {
-            throw new AssertionError("this test needs libibumad: install the Debian package libibumad-dev (.ci/run does)");
+        if (!Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libibumad.so"))
+                && !Files.exists(Path.of("/usr/lib/x86_64-linux-gnu/libibumad.so.3"))) {
+            throw new AssertionError(
+                    "this test needs libibumad: install the Debian package libibumad-dev (.ci/run does)");
         }
     }
 
@@ -76,8 +79,11 @@ public final class OpenSmFabric implements AutoCloseable {
             }
             Files.writeString(dir.resolve("net"), net.toString());
             String sock = "cmdx" + ProcessHandle.current().pid() + "x" + System.nanoTime() % 100000;
-            ProcessBuilder ib = new ProcessBuilder("ibsim", "-s", "-n", "net").directory(dir.toFile())
-                    .redirectErrorStream(true).redirectOutput(dir.resolve("ibsim.out").toFile()).redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+            ProcessBuilder ib = new ProcessBuilder("ibsim", "-s", "-n", "net")
+                    .directory(dir.toFile())
+                    .redirectErrorStream(true)
+                    .redirectOutput(dir.resolve("ibsim.out").toFile())
+                    .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
             ib.environment().put("IBSIM_SOCKNAME", sock);
             Process ibsim = ib.start();
             Thread.sleep(300);
@@ -113,7 +119,8 @@ public final class OpenSmFabric implements AutoCloseable {
             Host.Result r = run(host, 20, "ibstat", DEVICE, "1");
             Matcher g = Pattern.compile("Port GUID: 0x([0-9a-f]+)").matcher(r.stdout());
             if (r.exit() != 0 || !g.find()) {
-                throw new AssertionError("ibstat on " + host + " failed (exit " + r.exit() + "): " + r.stdout() + r.stderr() + "\n" + log());
+                throw new AssertionError("ibstat on " + host + " failed (exit " + r.exit() + "): " + r.stdout()
+                        + r.stderr() + "\n" + log());
             }
             gids.put(host, new Gid(0xfe80000000000000L, Long.parseUnsignedLong(g.group(1), 16)));
         }
@@ -183,18 +190,23 @@ public final class OpenSmFabric implements AutoCloseable {
      * every fd from 1024 up) and a time limit; inside the fabric's directory, where umad2sim writes sys-PID.
      */
     public Host.Result run(String host, int seconds, String... argv) {
-        List<String> cmd = new ArrayList<>(List.of("bash", "-c", "ulimit -n 1024; exec timeout -k 2 " + seconds + " \"$@\"", "fabric-client"));
+        List<String> cmd = new ArrayList<>(
+                List.of("bash", "-c", "ulimit -n 1024; exec timeout -k 2 " + seconds + " \"$@\"", "fabric-client"));
         cmd.addAll(List.of(argv));
         try {
             Path out = Files.createTempFile(dir, "out", ".txt");
             Path err = Files.createTempFile(dir, "err", ".txt");
-            ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb = new ProcessBuilder(cmd)
+                    .directory(dir.toFile())
+                    .redirectOutput(out.toFile())
+                    .redirectError(err.toFile());
             pb.environment().putAll(env(host));
             Process p = pb.start();
             if (!p.waitFor(seconds + 10L, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
             }
-            Host.Result r = new Host.Result(p.waitFor(), Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
+            Host.Result r = new Host.Result(p.waitFor(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
             return r;
@@ -225,7 +237,8 @@ public final class OpenSmFabric implements AutoCloseable {
         argv.addAll(List.of(args));
         Host.Result r = run(host, 15, argv.toArray(String[]::new));
         if (r.exit() != 0) {
-            throw new AssertionError("saquery " + String.join(" ", argv) + " on " + host + " exited " + r.exit() + ": " + r.stderr() + r.stdout());
+            throw new AssertionError("saquery " + String.join(" ", argv) + " on " + host + " exited " + r.exit() + ": "
+                    + r.stderr() + r.stdout());
         }
         List<Map<String, String>> out = new ArrayList<>();
         Map<String, String> cur = null;
@@ -259,7 +272,8 @@ public final class OpenSmFabric implements AutoCloseable {
             Path l = dir.resolve("osm.log");
             String osm = Files.exists(l) ? Files.readString(l) : "";
             return "--- opensm.out\n" + read(dir.resolve("opensm.out")) + "--- osm.log (tail)\n"
-                    + osm.substring(Math.max(0, osm.length() - 3000)) + "--- ibsim.out\n" + read(dir.resolve("ibsim.out"));
+                    + osm.substring(Math.max(0, osm.length() - 3000)) + "--- ibsim.out\n"
+                    + read(dir.resolve("ibsim.out"));
         } catch (IOException e) {
             return "(logs unreadable: " + e.getMessage() + ")";
         }

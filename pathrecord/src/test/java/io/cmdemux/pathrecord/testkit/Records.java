@@ -11,7 +11,7 @@ public final class Records {
     private Records() {}
 
     public static PathRecord sample(int dlid, int sl) {
-        return new PathRecord(0x0000000001067000L | dlid, DGID, SGID, dlid, 0x0123, false, 0x12345, 7, 0xa0, true, 1, 0x8001,
-                0x5a5, sl, 2, 4, 2, 7, 2, 18, 3);
+        return new PathRecord(0x0000000001067000L | dlid, DGID, SGID, dlid, 0x0123, false, 0x12345, 7, 0xa0, true, 1,
+                0x8001, 0x5a5, sl, 2, 4, 2, 7, 2, 18, 3);
     }
 }
