@@ -74,7 +74,8 @@ public record Gid(long hi, long lo) {
         String hex = t.matches("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){3}") ? t.replace(":", "")
                 : t.startsWith("0x") || t.startsWith("0X") ? t.substring(2) : t;
         if (!hex.matches("[0-9a-fA-F]{1,16}")) {
-            throw new IllegalArgumentException("not a GUID: " + text + " (expected 0002:c903:0000:0001 or 0x0002c90300000001)");
+            throw new IllegalArgumentException("not a GUID: " + text
+                    + " (expected 0002:c903:0000:0001 or 0x0002c90300000001)");
         }
         return Long.parseUnsignedLong(hex, 16);
     }

@@ -18,7 +18,8 @@ class GuidTextTest {
     @Test
     void anythingElseIsRefused() {
         for (String bad : new String[] {"", "0x", "zz", "0002:c903:0000", "0x10000000000000000", "fe80::1"}) {
-            assertThatThrownBy(() -> Gid.parseGuid(bad)).as(bad).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("not a GUID");
+            assertThatThrownBy(() -> Gid.parseGuid(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("not a GUID");
         }
     }
 }

@@ -21,11 +21,17 @@ class EndpointTextTest {
 
     @Test
     void badTextNamesTheOptionAndWhatWasExpected() {
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("--dst", "fe80::1:7471")).hasMessage("--dst fe80::1:7471: expected IP:PORT (IPv6 in brackets)");
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("--dst", "[fe80::1]7471")).hasMessage("--dst [fe80::1]7471: expected [IPv6]:PORT");
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1:x")).hasMessage("dst 10.0.0.1:x: port 'x' is not a number");
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1:65536")).hasMessage("dst 10.0.0.1:65536: port out of range");
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "example.com:80")).hasMessageContaining("not an IP address");
-        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1")).hasMessageContaining("expected IP:PORT");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("--dst", "fe80::1:7471"))
+                .hasMessage("--dst fe80::1:7471: expected IP:PORT (IPv6 in brackets)");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("--dst", "[fe80::1]7471"))
+                .hasMessage("--dst [fe80::1]7471: expected [IPv6]:PORT");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1:x"))
+                .hasMessage("dst 10.0.0.1:x: port 'x' is not a number");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1:65536"))
+                .hasMessage("dst 10.0.0.1:65536: port out of range");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "example.com:80"))
+                .hasMessageContaining("not an IP address");
+        assertThatThrownBy(() -> InetAddresses.parseEndpoint("dst", "10.0.0.1"))
+                .hasMessageContaining("expected IP:PORT");
     }
 }

@@ -13,7 +13,6 @@ import io.cmdemux.pathrecord.source.PathSource;
 import io.cmdemux.pathrecord.source.StaticPathSource;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
@@ -48,7 +47,8 @@ public final class PathRecordService implements AutoCloseable {
                 return sa(c);
             default:
                 PathSource sa = sa(c);
-                return c.staticFile() == null ? sa : new FallbackSource(sa, StaticPathSource.load(c.staticFile(), c.staticPacketLifetime()));
+                return c.staticFile() == null ? sa : new FallbackSource(sa,
+                        StaticPathSource.load(c.staticFile(), c.staticPacketLifetime()));
         }
     }
 
@@ -70,8 +70,10 @@ public final class PathRecordService implements AutoCloseable {
         }
     }
 
-    public static PathResolver resolver(PathRecordConfig c, Supplier<HostState> state, PathSource source, Policy policy) {
-        return new PathResolver(state, policy, source, new PathCache(c.cacheMaxEntries(), c.cacheTtl(), c.cacheTtlPacketLifetimes()));
+    public static PathResolver resolver(PathRecordConfig c, Supplier<HostState> state, PathSource source,
+            Policy policy) {
+        return new PathResolver(state, policy, source, new PathCache(c.cacheMaxEntries(), c.cacheTtl(),
+                c.cacheTtlPacketLifetimes()));
     }
 
     /**
@@ -79,7 +81,8 @@ public final class PathRecordService implements AutoCloseable {
      *
      * @param transport null for the host's NETLINK_RDMA socket
      */
-    public static PathRecordService start(PathRecordConfig c, HostState initial, LsTransport transport) throws IOException {
+    public static PathRecordService start(PathRecordConfig c, HostState initial, LsTransport transport)
+            throws IOException {
         AtomicReference<HostState> state = new AtomicReference<>(initial);
         PathSource source = source(c);
         PathResolver resolver = resolver(c, state::get, source, policy(c, 1));

@@ -104,7 +104,8 @@ public final class SyntheticRequest {
     /** The metadata of this request arriving on {@code rdma}; a device or port that does not exist is an error. */
     public PacketMeta meta(RdmaTopology rdma) {
         RdmaDevice dev = pickDevice(rdma);
-        RdmaPort p = dev.port(port).orElseThrow(() -> new IllegalArgumentException(dev.name() + " has no port " + port));
+        RdmaPort p = dev.port(port)
+                .orElseThrow(() -> new IllegalArgumentException(dev.name() + " has no port " + port));
         Gid peer = Gid.ofIp(src.getAddress());
         Gid packetDgid = dgid != null ? dgid : Gid.ofIp(dst.getAddress());
         Gid ours = guid != null ? new Gid(0xfe80000000000000L, guid) : packetDgid;
@@ -115,9 +116,9 @@ public final class SyntheticRequest {
         // A SIDR REQ carries no path, so no GID of ours: the packet's destination is all there is (as in PacketMetas).
         Gid named = sidr ? null : ours;
         Gid keyGid = sidr ? packetDgid : ours;
-        return new PacketMeta(new IngressKey(dev.name(), port, keyGid.lo(), pkey), type, packetDgid, named, peer, pkey, pkey,
-                space.serviceId(dst.getPort()), 0, ipVersion, afIb ? null : dst.getAddress(), afIb ? null : src.getAddress(),
-                src.getPort(), vlan, dmac, sidr, 0, sidr ? null : qp, peer);
+        return new PacketMeta(new IngressKey(dev.name(), port, keyGid.lo(), pkey), type, packetDgid, named,
+                peer, pkey, pkey, space.serviceId(dst.getPort()), 0, ipVersion, afIb ? null : dst.getAddress(),
+                afIb ? null : src.getAddress(), src.getPort(), vlan, dmac, sidr, 0, sidr ? null : qp, peer);
     }
 
     private RdmaDevice pickDevice(RdmaTopology rdma) {

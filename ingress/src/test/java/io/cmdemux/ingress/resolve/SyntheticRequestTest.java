@@ -54,10 +54,14 @@ class SyntheticRequestTest {
         InetAddress s = InetAddresses.parse(src);
         CmMessage m = QpType.defaultFor(ps) == QpType.UD ? RdmaCmRequests.sidr(0x51d0001, ps, s, srcPort, d, dstPort)
                 : RdmaCmRequests.req(0x1234, 0x0200aafffe000002L, 0x11, 0x22, ps, s, srcPort, d, dstPort, null);
-        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(s, d), 0xc000, 0xffff, 1, Mad.of(m, 7));
-        PacketMeta wire = PacketMetas.of(Fixtures.DEV, 1, ((FrameResult.Decoded) RoceDecoder.decodeEthernet(frame)).frame()).orElseThrow();
-        PacketMeta ours = SyntheticRequest.to(new InetSocketAddress(d, dstPort), new InetSocketAddress(s, srcPort)).portSpace(ps).meta(ROCE);
-        // Only what the requester chose for this one connection differs: its comm or request ID, and the MAC it sent to.
+        byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(s, d), 0xc000, 0xffff, 1,
+                Mad.of(m, 7));
+        FrameResult.Decoded decoded = (FrameResult.Decoded) RoceDecoder.decodeEthernet(frame);
+        PacketMeta wire = PacketMetas.of(Fixtures.DEV, 1, decoded.frame()).orElseThrow();
+        PacketMeta ours = SyntheticRequest.to(new InetSocketAddress(d, dstPort), new InetSocketAddress(s, srcPort))
+                .portSpace(ps).meta(ROCE);
+        // Only what the requester chose for this one connection differs: its comm or request ID,
+        // and the MAC it sent to.
         assertThat(ours).usingRecursiveComparison().ignoringFields("localCommId", "dmac").isEqualTo(wire);
     }
 
@@ -89,11 +93,13 @@ class SyntheticRequestTest {
     void aQuestionThatCannotBeAskedIsAClearError() {
         assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("2001:db8::2", 1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("same IP family");
-        assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("192.0.2.2", 1)).device("mlx5_9").meta(ROCE))
+        assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("192.0.2.2", 1))
+                .device("mlx5_9").meta(ROCE))
                 .hasMessage("no RDMA device mlx5_9 (there are: rxe0)");
         assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("192.0.2.2", 1)).port(2).meta(ROCE))
                 .hasMessage("rxe0 has no port 2");
-        assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("192.0.2.2", 1)).meta(RdmaTopology.empty()))
+        assertThatThrownBy(() -> SyntheticRequest.to(sock("192.0.2.11", 1), sock("192.0.2.2", 1))
+                .meta(RdmaTopology.empty()))
                 .hasMessage("no RDMA device on this host");
         RdmaTopology two = new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,
                 List.of(ROCE.devices().get(0), new RdmaDevice("rxe1", 2, true, null, ROCE.devices().get(0).ports())));
