@@ -93,7 +93,8 @@ public final class PodStore {
         Path target = dir.resolve(fileName(r.key()));
         Path tmp = Files.createTempFile(dir, ".pod", ".tmp");
         try {
-            Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r)).getBytes(StandardCharsets.UTF_8));
+            Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
+                    .getBytes(StandardCharsets.UTF_8));
             try {
                 Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } catch (AtomicMoveNotSupportedException e) {
@@ -116,7 +117,8 @@ public final class PodStore {
     static String fileName(PodKey key) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
-            byte[] h = d.digest((key.network() + "\0" + key.containerId() + "\0" + key.ifname()).getBytes(StandardCharsets.UTF_8));
+            byte[] h = d.digest((key.network() + "\0" + key.containerId() + "\0" + key.ifname())
+                    .getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h, 0, 16) + ".json";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
