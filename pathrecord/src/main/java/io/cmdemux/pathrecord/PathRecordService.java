@@ -47,8 +47,8 @@ public final class PathRecordService implements AutoCloseable {
                 return sa(c);
             default:
                 PathSource sa = sa(c);
-                return c.staticFile() == null ? sa : new FallbackSource(sa,
-                        StaticPathSource.load(c.staticFile(), c.staticPacketLifetime()));
+                return c.staticFile() == null ? sa
+                        : new FallbackSource(sa, StaticPathSource.load(c.staticFile(), c.staticPacketLifetime()));
         }
     }
 

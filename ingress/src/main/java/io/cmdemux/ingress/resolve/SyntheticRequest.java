@@ -7,6 +7,7 @@ import io.cmdemux.gid.RdmaTopology;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.netdev.HwAddr;
 import java.net.Inet4Address;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.OptionalInt;
@@ -113,12 +114,15 @@ public final class SyntheticRequest {
         int ipVersion = afIb ? 0 : dst.getAddress() instanceof Inet4Address ? 4 : 6;
         QpType qp = qpType == null ? QpType.defaultFor(space) : qpType;
         boolean sidr = qp == QpType.UD;
-        // A SIDR REQ carries no path, so no GID of ours: the packet's destination is all there is (as in PacketMetas).
+        // A SIDR REQ carries no path, so no GID of ours: the packet's destination is all there is
+        // (as in PacketMetas).
         Gid named = sidr ? null : ours;
         Gid keyGid = sidr ? packetDgid : ours;
-        return new PacketMeta(new IngressKey(dev.name(), port, keyGid.lo(), pkey), type, packetDgid, named,
-                peer, pkey, pkey, space.serviceId(dst.getPort()), 0, ipVersion, afIb ? null : dst.getAddress(),
-                afIb ? null : src.getAddress(), src.getPort(), vlan, dmac, sidr, 0, sidr ? null : qp, peer);
+        InetAddress dstIp = afIb ? null : dst.getAddress();
+        InetAddress srcIp = afIb ? null : src.getAddress();
+        return new PacketMeta(new IngressKey(dev.name(), port, keyGid.lo(), pkey), type, packetDgid, named, peer,
+                pkey, pkey, space.serviceId(dst.getPort()), 0, ipVersion, dstIp, srcIp, src.getPort(), vlan, dmac,
+                sidr, 0, sidr ? null : qp, peer);
     }
 
     private RdmaDevice pickDevice(RdmaTopology rdma) {

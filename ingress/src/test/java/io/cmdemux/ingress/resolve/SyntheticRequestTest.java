@@ -17,6 +17,7 @@ import io.cmdemux.ingress.wire.Mad;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.ingress.wire.RdmaCmRequests;
 import io.cmdemux.ingress.wire.RoceDecoder;
+import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import io.cmdemux.namespaces.LinkRef;
 import io.cmdemux.namespaces.NetnsId;
@@ -56,12 +57,12 @@ class SyntheticRequestTest {
                 : RdmaCmRequests.req(0x1234, 0x0200aafffe000002L, 0x11, 0x22, ps, s, srcPort, d, dstPort, null);
         byte[] frame = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(s, d), 0xc000, 0xffff, 1,
                 Mad.of(m, 7));
-        FrameResult.Decoded decoded = (FrameResult.Decoded) RoceDecoder.decodeEthernet(frame);
-        PacketMeta wire = PacketMetas.of(Fixtures.DEV, 1, decoded.frame()).orElseThrow();
+        RoceFrame decoded = ((FrameResult.Decoded) RoceDecoder.decodeEthernet(frame)).frame();
+        PacketMeta wire = PacketMetas.of(Fixtures.DEV, 1, decoded).orElseThrow();
         PacketMeta ours = SyntheticRequest.to(new InetSocketAddress(d, dstPort), new InetSocketAddress(s, srcPort))
                 .portSpace(ps).meta(ROCE);
-        // Only what the requester chose for this one connection differs: its comm or request ID,
-        // and the MAC it sent to.
+        // Only what the requester chose for this one connection differs: its comm or request ID, and the MAC
+        // it sent to.
         assertThat(ours).usingRecursiveComparison().ignoringFields("localCommId", "dmac").isEqualTo(wire);
     }
 
