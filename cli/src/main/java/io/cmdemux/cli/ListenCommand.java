@@ -168,10 +168,12 @@ final class ListenCommand implements Callable<Integer> {
             }
             Thread.sleep(200);
         }
+        String netns = me.netnsName().isEmpty()
+                ? "inode " + me.netns().inode()
+                : me.netnsName() + " (inode " + me.netns().inode() + ")";
         status(listening(me, listener), "listening on " + listener.spec().portSpace().cliName() + " "
-                + hostPort(listener.spec().address(), listener.spec().port()) + " in netns "
-                + (me.netnsName().isEmpty() ? "inode " + me.netns().inode() : me.netnsName() + " (inode "
-                + me.netns().inode() + ")") + ", listener " + listener.listenerId());
+                + hostPort(listener.spec().address(), listener.spec().port()) + " in netns " + netns
+                + ", listener " + listener.listenerId());
         int seen = 0;
         while (!stopping && (count <= 0 || seen < count)) {
             List<DeliveredRequest> burst;

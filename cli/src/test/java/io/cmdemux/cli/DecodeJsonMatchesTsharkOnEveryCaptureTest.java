@@ -432,8 +432,7 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 j -> BigInteger.valueOf(octets(j.at("/cm/serviceId"), 8)[5] & 0xff));
         for (Map.Entry<String, List<Integer>> r : RESERVED_AT.entrySet()) {
             Tshark.Field field = registered.get(r.getKey());
-            m.put(r.getKey(),
-                    j -> r.getValue().stream()
+            m.put(r.getKey(), j -> r.getValue().stream()
                     .map(at -> reservedBits(HEX.parseHex(j.at("/mad/data").asText()), at, field))
                     .collect(Collectors.toList()));
         }

@@ -170,7 +170,7 @@ class PicturesAsRootTest {
             String net1 = "link_" + inode(pod) + "_" + ifindex(pod, "net1");
             assertThat(dot).contains("  " + upNode + " -> " + net1 + " [id=")
                     .containsPattern(Pattern.quote(upNode + " -> " + net1)
-                    + " \\[id=\"e\\d+\", class=\"parent cross-netns\"");
+                            + " \\[id=\"e\\d+\", class=\"parent cross-netns\"");
             assertThat(dot).containsPattern("port_rxe0_1 -> " + net1
                     + " \\[id=\"e\\d+\", class=\"gid\", label=\"gid [0-9,]+\"");
         }

@@ -297,10 +297,10 @@ final class Readiness {
                     : "attach the pod with an IPoIB child (or ipvlan) of the port's IPoIB interface";
         }
         String m = masters.get(0);
+        String plugin = "macvlan".equals(link.kind()) || "ipvlan".equals(link.kind()) ? link.kind() : "macvlan";
         return "attach the pod with macvlan or ipvlan on " + String.join(" or ", masters) + ": set \"master\": \"" + m
-                + "\" in the " + ("macvlan".equals(link.kind()) || "ipvlan".equals(link.kind()) ? link.kind()
-                : "macvlan") + " plugin's configuration" + ("veth".equals(link.kind())
-                ? " (a veth has no lower device, so it never gets a GID)" : "");
+                + "\" in the " + plugin + " plugin's configuration"
+                + ("veth".equals(link.kind()) ? " (a veth has no lower device, so it never gets a GID)" : "");
     }
 
     /** "host0", or "net1@pod1" outside the host. */
