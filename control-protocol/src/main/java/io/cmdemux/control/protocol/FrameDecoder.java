@@ -44,9 +44,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int version = in.getUnsignedByte(start);
         if (version != Wire.VERSION) {
-            fail(in, out, new ProtocolException(Wire.EPROTONOSUPPORT, 0,
-                    "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")"),
-                            "bad-version");
+            String why = "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")";
+            fail(in, out, new ProtocolException(Wire.EPROTONOSUPPORT, 0, why), "bad-version");
             return;
         }
         long length = in.getUnsignedInt(start + 8);
