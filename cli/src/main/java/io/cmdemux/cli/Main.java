@@ -29,8 +29,9 @@ public final class Main {
 
     public static int run(String... args) {
         // UTF-8 whatever the locale: JSON is UTF-8 (RFC 8259), and Java 17 would otherwise follow LANG=C into ASCII.
-        return run(new java.io.PrintWriter(new java.io.OutputStreamWriter(System.out, java.nio.charset.StandardCharsets.UTF_8), true),
-                new java.io.PrintWriter(new java.io.OutputStreamWriter(System.err, java.nio.charset.StandardCharsets.UTF_8), true), args);
+        java.nio.charset.Charset utf8 = java.nio.charset.StandardCharsets.UTF_8;
+        return run(new java.io.PrintWriter(new java.io.OutputStreamWriter(System.out, utf8), true),
+                new java.io.PrintWriter(new java.io.OutputStreamWriter(System.err, utf8), true), args);
     }
 
     /** Runs with the given streams, so that tests can read what a command prints. */

@@ -124,7 +124,8 @@ public final class PodStore {
     static String fileName(PodKey key) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
-            byte[] h = d.digest((key.network() + "\0" + key.containerId() + "\0" + key.ifname()).getBytes(StandardCharsets.UTF_8));
+            String identity = key.network() + "\0" + key.containerId() + "\0" + key.ifname();
+            byte[] h = d.digest(identity.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h, 0, 16) + ".json";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);
