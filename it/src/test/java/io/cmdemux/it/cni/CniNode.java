@@ -33,6 +33,8 @@ final class CniNode implements AutoCloseable {
     final Path dir;
     final Path socket;
     final String uplink;
+    /** The daemon's abstract socket: one of this node's own, so that daemons of other tests never take its pods' @cmdemux. */
+    final String abstractName;
     private Process daemon;
 
     CniNode(String tag) throws IOException {
@@ -41,6 +43,7 @@ final class CniNode implements AutoCloseable {
         this.dir = Files.createTempDirectory("cmdemux-cni-" + ns.prefix());
         this.socket = dir.resolve("run/cmdemux.sock");
         this.uplink = veth("up");
+        this.abstractName = "cmdemux-" + ns.prefix();
     }
 
     /** Root, the reference plugins, gcc and the built jar; a missing one fails the test, naming what to install. */
@@ -143,7 +146,7 @@ final class CniNode implements AutoCloseable {
         Path log = dir.resolve("serve.log");
         // The CNI log at info: each CNI request's own time, for the latency bench.
         daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
-                "--metrics", "127.0.0.1:0", "--no-nft")
+                "--metrics", "127.0.0.1:0", "--no-nft", "--abstract-name", abstractName)
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
