@@ -587,13 +587,14 @@ static int interfaces(const struct jparser *j, int root, const char *type, struc
 /* ---- output ---- */
 
 /* Names of devices and interfaces go into environment values and sh words: printable ASCII without a comma
- * (the lists' separator), as the kernel's own names are; anything else in an answer is refused. */
+ * (the lists' separator) or a colon (device:port), as the kernel's own names are (dev_valid_name refuses
+ * whitespace, '/' and ':'); anything else in an answer is refused. A quote is allowed: sh_quoted keeps it. */
 static int plain_name(const char *s) {
     if (!*s || strlen(s) > 64) {
         return 0;
     }
     for (; *s; s++) {
-        if (*s <= 0x20 || *s >= 0x7f || *s == ',') {
+        if (*s <= 0x20 || *s >= 0x7f || *s == ',' || *s == ':') {
             return 0;
         }
     }
