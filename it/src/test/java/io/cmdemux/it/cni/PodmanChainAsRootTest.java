@@ -60,13 +60,16 @@ class PodmanChainAsRootTest {
         }
 
         /** A container that sleeps on {@code network}, with cmdemux-env mounted from the build. */
-        Host.Result start(String name, String network, Path env) {
+        Host.Result start(String name, String network, Path env, String... extra) {
             String[] hard = Host.sh("bash", "-c", "ulimit -Hn; ulimit -Hu").strip().split("\\s+");
             String nofile = Long.toString(Math.min(limit(hard[0]), 1024));
             String nproc = Long.toString(Math.min(limit(hard[1]), 4096));
-            return run("run", "-d", "--name", name, "--network", network, "--runtime", "runc",
+            List<String> argv = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network, "--runtime", "runc",
                     "--ulimit", "nofile=" + nofile + ":" + nofile, "--ulimit", "nproc=" + nproc + ":" + nproc,
-                    "-v", env + ":/cmdemux-env:ro", "--rootfs", dir.resolve("rootfs").toString(), "/bin/sleep", "600");
+                    "-v", env + ":/cmdemux-env:ro"));
+            argv.addAll(List.of(extra));
+            argv.addAll(List.of("--rootfs", dir.resolve("rootfs").toString(), "/bin/sleep", "600"));
+            return run(argv.toArray(String[]::new));
         }
 
         private static long limit(String s) {
@@ -213,9 +216,14 @@ class PodmanChainAsRootTest {
                 int index2 = envIndex(podman, node, "c2");
                 assertThat(index2).isEqualTo(cliGidIndex(node, ns2, ip2)).isEqualTo(daemonGidIndex(node, ns2, ip2));
                 assertThat(index2).isNotEqualTo(envIndex(podman, node, "c1"));
-                Host.Result c3 = podman.start("c3", RDMA_NET, env);
+                // --mac-address puts MAC=... into CNI_ARGS (tolerated: podman sets IgnoreUnknown=1), -p passes
+                // runtimeConfig.portMappings to a plugin that asks for the capability
+                Host.Result c3 = podman.start("c3", RDMA_NET, env, "--mac-address", "02:79:00:00:00:33", "-p", "18080:80");
                 assertThat(c3.exit()).as("the next container after the restart: %s", c3.stderr()).isZero();
                 assertThat(podNames(node)).containsExactlyInAnyOrder("c1", "c2", "c3");
+                String ns3 = podman.netns("c3");
+                assertThat(Host.sh("ip", "-n", Path.of(ns3).getFileName().toString(), "-j", "link", "show", "eth0"))
+                        .contains("02:79:00:00:00:33");
 
                 // podman rm: DEL removes each registration, and libcni's cached result
                 podman.ok("rm", "-f", "-t", "0", "c1");
