@@ -109,6 +109,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "where the pods cmdemux-cni registers are kept across restarts (default: beside the control socket, /run/cmdemux/pods)")
     Path podsDir;
 
+    @Option(names = "--nfd-features-dir", paramLabel = "DIR",
+            description = "keep this node's RDMA CM labels in DIR/cmdemux for Node Feature Discovery's local source"
+                    + " (its features.d, /etc/kubernetes/node-feature-discovery/features.d); default: none")
+    Path nfdFeaturesDir;
+
     /** Set on the copy that has read --config, so that it does not read it again. */
     private boolean configRead;
 
@@ -140,7 +145,8 @@ final class ServeCommand implements Callable<Integer> {
         ControlServer.Config control = new ControlServer.Config(controlSocket, controlSocketGroup, abstractName, queriesFromPods, controlThreads,
                 maxConsumersPerNamespace, maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
         Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs),
-                new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs), pathConfig, podsDir));
+                new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs), pathConfig, podsDir,
+                nfdFeaturesDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

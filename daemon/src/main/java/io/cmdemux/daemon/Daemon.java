@@ -53,9 +53,11 @@ public final class Daemon implements AutoCloseable {
      *
      * @param control the control sockets: the host socket and its group, the name in every namespace, the limits
      * @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods)
+     * @param nfdFeaturesDir Node Feature Discovery's features.d directory to keep the node's labels in (null: none)
      */
     public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control, InetSocketAddress metrics, boolean nft,
-            double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig, Path podsDir) {}
+            double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig, Path podsDir,
+            Path nfdFeaturesDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -80,6 +82,7 @@ public final class Daemon implements AutoCloseable {
     private PodRegistry pods;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
+    private volatile NodeFeatures features;
 
     public Daemon(Config config) {
         this.config = config;
@@ -153,6 +156,12 @@ public final class Daemon implements AutoCloseable {
         http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n") : HttpEndpoints.Page.text(503, "starting\n"));
         new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
         httpAddress = http.start(config.metrics());
+        if (config.nfdFeaturesDir() != null) {
+            NodeFeatures f = new NodeFeatures(config.nfdFeaturesDir());
+            watcher.addListener(t -> f.update(t, rdma));
+            features = f;
+            f.update(watcher.current(), rdma);
+        }
         ready = true;
         log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics", taps.size(),
                 config.mode().cliName(), config.control().hostSocket(), httpAddress.getHostString(), httpAddress.getPort());
@@ -206,6 +215,10 @@ public final class Daemon implements AutoCloseable {
             devices.add(p.device());
         }
         rdma = new RdmaTopology(rdmaGeneration.incrementAndGet(), RdmaTopology.NetnsMode.SHARED, devices);
+        NodeFeatures f = features;
+        if (f != null) {
+            f.update(watcher.current(), rdma);
+        }
     }
 
     public void awaitStop() throws InterruptedException {
@@ -215,6 +228,11 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void close() {
         long t0 = System.nanoTime();
+        NodeFeatures f = features;
+        if (f != null) {
+            features = null;
+            f.close(); // first: a scheduler must stop choosing this node before the sockets go
+        }
         for (SoftPortTap t : taps) {
             t.close();
         }

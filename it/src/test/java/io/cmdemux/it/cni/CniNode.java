@@ -141,13 +141,14 @@ final class CniNode implements AutoCloseable {
     // ---- the daemon ----
 
     /** Starts `cmdemux serve` with one soft port and waits until its control socket answers queries. */
-    void startDaemon(String rdmaPort) throws IOException, InterruptedException {
+    void startDaemon(String rdmaPort, String... extra) throws IOException, InterruptedException {
         Files.createDirectories(socket.getParent());
         Path log = dir.resolve("serve.log");
         // The CNI log at info: each CNI request's own time, for the latency bench.
-        daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
-                "--metrics", "127.0.0.1:0", "--no-nft", "--abstract-name", abstractName)
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> argv = new ArrayList<>(List.of("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
+                "--metrics", "127.0.0.1:0", "--no-nft", "--abstract-name", abstractName));
+        argv.addAll(List.of(extra));
+        daemon = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             if (!daemon.isAlive()) {
