@@ -54,7 +54,8 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--port", required = true, paramLabel = "PORT", description = "0-65535; 0 picks an ephemeral port")
     int port;
 
-    @Option(names = "--ps", paramLabel = "PS", defaultValue = "tcp", description = "port space: tcp, udp, ib or ipoib (default tcp)")
+    @Option(names = "--ps", paramLabel = "PS", defaultValue = "tcp",
+            description = "port space: tcp, udp, ib or ipoib (default tcp)")
     String ps;
 
     @Option(names = "--afonly", paramLabel = "BOOL", arity = "1",
@@ -64,16 +65,19 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--scope", paramLabel = "IFINDEX", description = "the interface of an IPv6 link-local address")
     int scope;
 
-    @Option(names = "--reject", paramLabel = "REASON", description = "answer every request with a CM REJ carrying this reason (e.g. 28)")
+    @Option(names = "--reject", paramLabel = "REASON",
+            description = "answer every request with a CM REJ carrying this reason (e.g. 28)")
     Integer reject;
 
-    @Option(names = "--accept", description = "answer every request with a REP (QPN and PSN at random) and print the connection's events")
+    @Option(names = "--accept",
+            description = "answer every request with a REP (QPN and PSN at random) and print the connection's events")
     boolean accept;
 
     @Option(names = "--count", paramLabel = "N", description = "exit after N requests")
     int count;
 
-    @Option(names = "--json", description = "status lines (listening, closed) as JSON on stdout too; requests are always JSON")
+    @Option(names = "--json",
+            description = "status lines (listening, closed) as JSON on stdout too; requests are always JSON")
     boolean json;
 
     @Option(names = "--socket", paramLabel = "PATH",
@@ -135,7 +139,8 @@ final class ListenCommand implements Callable<Integer> {
 
     private int run(ListenSpec spec) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis);
-        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString()) : ControlClient.abstractAddress(abstractName);
+        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
+                : ControlClient.abstractAddress(abstractName);
         String where = socket != null ? socket.toString() : "@" + abstractName;
         ConsumerInfo me;
         ListenerInfo listener;
@@ -151,8 +156,8 @@ final class ListenCommand implements Callable<Integer> {
                     return ExitCode.OK;
                 }
                 if (System.nanoTime() > deadline) {
-                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where + " in this namespace: " + e.getMessage()
-                            + " (is `cmdemux serve` running?)");
+                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where
+                            + " in this namespace: " + e.getMessage() + " (is `cmdemux serve` running?)");
                 }
             } catch (RequestRefused e) {
                 closeQuietly();
@@ -163,8 +168,11 @@ final class ListenCommand implements Callable<Integer> {
             }
             Thread.sleep(200);
         }
-        status(listening(me, listener), "listening on " + listener.spec().portSpace().cliName() + " " + hostPort(listener.spec().address(), listener.spec().port())
-                + " in netns " + (me.netnsName().isEmpty() ? "inode " + me.netns().inode() : me.netnsName() + " (inode " + me.netns().inode() + ")")
+        String netns = me.netnsName().isEmpty()
+                ? "inode " + me.netns().inode()
+                : me.netnsName() + " (inode " + me.netns().inode() + ")";
+        status(listening(me, listener), "listening on " + listener.spec().portSpace().cliName() + " "
+                + hostPort(listener.spec().address(), listener.spec().port()) + " in netns " + netns
                 + ", listener " + listener.listenerId());
         int seen = 0;
         while (!stopping && (count <= 0 || seen < count)) {
@@ -196,7 +204,8 @@ final class ListenCommand implements Callable<Integer> {
                     try {
                         client.reject(new Rejection(r.traceId(), reject, null, null));
                     } catch (RequestRefused e) {
-                        terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
+                        terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId())
+                                + " refused: " + e);
                     } catch (IOException e) {
                         if (!stopping) {
                             terminal.err().println("cmdemux: " + e.getMessage());
@@ -223,7 +232,8 @@ final class ListenCommand implements Callable<Integer> {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         List<Acceptance> acceptances = new ArrayList<>(burst.size());
         for (DeliveredRequest r : burst) {
-            acceptances.add(new Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff), 1, 1, 7, false, true, new byte[0]));
+            acceptances.add(new Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff), 1, 1, 7, false,
+                    true, new byte[0]));
         }
         List<CompletableFuture<Integer>> comms = client.acceptAll(acceptances);
         for (int i = 0; i < burst.size(); i++) {
@@ -236,7 +246,8 @@ final class ListenCommand implements Callable<Integer> {
                     terminal.err().println("cmdemux: ACCEPT of trace " + trace + " refused: " + refused);
                     continue;
                 }
-                throw e.getCause() instanceof IOException io ? io : new IOException("ACCEPT of trace " + trace + ": " + e.getCause(), e.getCause());
+                throw e.getCause() instanceof IOException io ? io
+                        : new IOException("ACCEPT of trace " + trace + ": " + e.getCause(), e.getCause());
             }
             ObjectNode a = TopologyView.JSON.createObjectNode();
             a.put("event", "accepted");

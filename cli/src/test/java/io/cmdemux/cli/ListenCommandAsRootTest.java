@@ -57,7 +57,8 @@ class ListenCommandAsRootTest {
             assertThat(listening.path("address").asText()).isEqualTo(IP_A);
             Listener l = lab.listener(x -> x.port() == 7471);
             for (int i = 1; i <= 3; i++) {
-                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i))).isEqualTo(Consumers.Handover.TAKEN);
+                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i)))
+                        .isEqualTo(Consumers.Handover.TAKEN);
                 JsonNode req = p.nextJson();
                 assertThat(req.path("event").asText()).isEqualTo("req");
                 assertThat(req.path("traceId").asText()).isEqualTo(Long.toString(1000 + i));

@@ -50,8 +50,9 @@ public final class CniService implements PodHandler {
     public CniReply cni(CniCall call, ConsumerInfo caller) {
         long t0 = System.nanoTime();
         CniOutcome o = plugin.run(call.env(), call.stdin());
-        log.info("CNI {} {} {}: exit {} in {} ms", call.env().getOrDefault("CNI_COMMAND", "?"), call.env().getOrDefault("CNI_CONTAINERID", "-"),
-                call.env().getOrDefault("CNI_IFNAME", "-"), o.exitCode(), (System.nanoTime() - t0) / 1_000_000);
+        log.info("CNI {} {} {}: exit {} in {} ms", call.env().getOrDefault("CNI_COMMAND", "?"),
+                call.env().getOrDefault("CNI_CONTAINERID", "-"), call.env().getOrDefault("CNI_IFNAME", "-"),
+                o.exitCode(), (System.nanoTime() - t0) / 1_000_000);
         return new CniReply(o.exitCode(), o.stdout(), o.stderr());
     }
 
@@ -82,7 +83,8 @@ public final class CniService implements PodHandler {
             throw new RequestRefused(Wire.EAGAIN, "interrupted");
         }
         if (r.ready().isEmpty()) {
-            throw new RequestRefused(Wire.EINVAL, "none of the claimed interfaces is ready for RDMA here: " + r.toError().details());
+            throw new RequestRefused(Wire.EINVAL, "none of the claimed interfaces is ready for RDMA here: "
+                    + r.toError().details());
         }
         PodRegistration kept = claim.withAttachments(r.ready());
         try {

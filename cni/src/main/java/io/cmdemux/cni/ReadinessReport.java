@@ -27,7 +27,8 @@ record ReadinessReport(List<Attachment> ready, List<ReadinessProblem> problems) 
      * they do not repeat the message.
      */
     CniError toError() {
-        ReadinessProblem first = problems.stream().filter(p -> !p.transientProblem()).findFirst().orElse(problems.get(0));
+        ReadinessProblem first = problems.stream().filter(p -> !p.transientProblem()).findFirst()
+                .orElse(problems.get(0));
         List<String> lines = new ArrayList<>();
         lines.add("cmdemux-cni error " + first.code() + "; fix: " + first.fix());
         for (ReadinessProblem p : problems) {

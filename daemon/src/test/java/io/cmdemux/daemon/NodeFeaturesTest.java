@@ -31,7 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class NodeFeaturesTest {
     private static final Pattern NFD_LINE = Pattern.compile("#.*|[^\\s=#][^\\s=]*/[^\\s=]+(=\\S*)?");
-    private static final Pattern DNS_SUBDOMAIN = Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
+    private static final Pattern DNS_SUBDOMAIN =
+            Pattern.compile("[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*");
     private static final Pattern LABEL_NAME = Pattern.compile("[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?");
     private static final Pattern LABEL_VALUE = Pattern.compile("([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?");
 
@@ -53,8 +54,10 @@ class NodeFeaturesTest {
         List<GidEntry> gids = List.of(
                 new GidEntry(0, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V1, up0, OptionalInt.empty()),
                 new GidEntry(1, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V2, up0, OptionalInt.empty()),
-                new GidEntry(2, Gid.parse("::ffff:10.0.0.11"), GidType.ROCE_V2, new LinkRef(pod1, 5), OptionalInt.empty()),
-                new GidEntry(3, Gid.parse("::ffff:10.0.0.11"), GidType.ROCE_V2, new LinkRef(pod2, 6), OptionalInt.empty()));
+                new GidEntry(2, Gid.parse("::ffff:10.0.0.11"), GidType.ROCE_V2, new LinkRef(pod1, 5),
+                        OptionalInt.empty()),
+                new GidEntry(3, Gid.parse("::ffff:10.0.0.11"), GidType.ROCE_V2, new LinkRef(pod2, 6),
+                        OptionalInt.empty()));
         RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, state, 1L, List.of(), gids,
                 new PkeyTable(List.of(0xffff)), up0, List.of());
         return new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,

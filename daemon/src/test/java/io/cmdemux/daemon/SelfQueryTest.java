@@ -50,14 +50,16 @@ class SelfQueryTest {
         b.link(host, 1, "lo").arphrd(772).add();
         b.link(host, 2, "up0").mac("02:00:00:00:00:02").add();
         b.link(pod1, 1, "lo").arphrd(772).add();
-        b.link(pod1, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:01").add().addr(pod1, 5, "10.0.0.11/24");
+        b.link(pod1, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:01").add()
+                .addr(pod1, 5, "10.0.0.11/24");
         b.link(pod2, 1, "lo").arphrd(772).add();
         b.link(pod2, 7, "rdma0").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:02").add()
                 .addr(pod2, 7, "10.0.0.12/24").addr(pod2, 7, "fe80::aa:ff:fe00:2/64");
         b.link(pod3, 1, "lo").arphrd(772).add();
         b.link(pod3, 9, "eth0").kind("veth").mac("02:bb:00:00:00:03").add().addr(pod3, 9, "10.0.0.13/24");
         b.link(pod4, 1, "lo").arphrd(772).add();
-        b.link(pod4, 4, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:04").add().addr(pod4, 4, "10.0.0.11/24");
+        b.link(pod4, 4, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:04").add()
+                .addr(pod4, 4, "10.0.0.11/24");
         LinkRef up0 = new LinkRef(host, 2);
         LinkRef p1 = new LinkRef(pod1, 5);
         LinkRef p2 = new LinkRef(pod2, 7);

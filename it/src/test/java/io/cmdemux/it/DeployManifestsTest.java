@@ -36,14 +36,16 @@ import org.yaml.snakeyaml.Yaml;
  */
 class DeployManifestsTest {
     private static final Path DEPLOY = Path.of("..", "scripts", "deploy");
-    private static final ObjectMapper JSON = new ObjectMapper().enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
     private static Object yaml(String file) throws Exception {
         return new Yaml().load(Files.readString(DEPLOY.resolve(file)));
     }
 
     /** The paths of every non-empty additionalProperties under {@code o}: fields the API's types do not know. */
-    private static List<String> unknownFields(Object o, String path, IdentityHashMap<Object, Boolean> seen) throws Exception {
+    private static List<String> unknownFields(Object o, String path, IdentityHashMap<Object, Boolean> seen)
+            throws Exception {
         List<String> out = new ArrayList<>();
         if (o == null || seen.put(o, true) != null) {
             return out;
@@ -84,11 +86,13 @@ class DeployManifestsTest {
     void theDaemonSetHasOnlyFieldsOfTheApiAndWhatTheKubeletNeeds() throws Exception {
         DaemonSet ds = JSON.convertValue(yaml("daemonset.yaml"), DaemonSet.class);
 
-        assertThat(unknownFields(ds, "DaemonSet", new IdentityHashMap<>())).as("fields the API does not have").isEmpty();
+        assertThat(unknownFields(ds, "DaemonSet", new IdentityHashMap<>())).as("fields the API does not have")
+                .isEmpty();
         assertThat(ds.getApiVersion()).isEqualTo("apps/v1");
         assertThat(ds.getKind()).isEqualTo("DaemonSet");
         assertThat(ds.getSpec().getTemplate().getMetadata().getLabels())
-                .as("apps/v1: the selector must match the template").containsAllEntriesOf(ds.getSpec().getSelector().getMatchLabels());
+                .as("apps/v1: the selector must match the template").containsAllEntriesOf(ds.getSpec().getSelector()
+                        .getMatchLabels());
         PodSpec pod = ds.getSpec().getTemplate().getSpec();
         assertThat(pod.getHostNetwork()).isTrue();
         assertThat(pod.getHostPID()).isTrue();
@@ -121,7 +125,8 @@ class DeployManifestsTest {
         Set<String> envNames = serve.getEnv().stream().map(e -> e.getName()).collect(Collectors.toSet());
         for (String a : serve.getArgs()) {
             if (a.contains("$(")) {
-                assertThat(envNames).as("%s expands a variable the container defines", a).contains(a.replaceAll(".*\\$\\(([A-Z_]+)\\).*", "$1"));
+                assertThat(envNames).as("%s expands a variable the container defines", a)
+                        .contains(a.replaceAll(".*\\$\\(([A-Z_]+)\\).*", "$1"));
             }
         }
 
@@ -129,7 +134,8 @@ class DeployManifestsTest {
         assertThat(help.exit()).as(help.stderr()).isZero();
         for (String a : serve.getArgs().subList(1, serve.getArgs().size())) {
             if (a.startsWith("--")) {
-                assertThat(help.stdout()).as("serve takes %s", a).containsPattern(java.util.regex.Pattern.quote(a) + "[=, \\n]");
+                assertThat(help.stdout()).as("serve takes %s", a).containsPattern(java.util.regex.Pattern.quote(a)
+                        + "[=, \\n]");
             }
         }
         assertThat(serve.getArgs().get(0)).isEqualTo("serve");
@@ -139,7 +145,8 @@ class DeployManifestsTest {
     void theNetworkAttachmentDefinitionCarriesTheExampleConflistWithCmdemuxCniLast() throws Exception {
         @SuppressWarnings("unchecked")
         Map<String, Object> nad = (Map<String, Object>) yaml("network-attachment-definition.yaml");
-        assertThat(nad).containsEntry("apiVersion", "k8s.cni.cncf.io/v1").containsEntry("kind", "NetworkAttachmentDefinition");
+        assertThat(nad).containsEntry("apiVersion", "k8s.cni.cncf.io/v1").containsEntry("kind",
+                "NetworkAttachmentDefinition");
         assertThat(nad.keySet()).containsExactlyInAnyOrder("apiVersion", "kind", "metadata", "spec");
         @SuppressWarnings("unchecked")
         Map<String, Object> spec = (Map<String, Object>) nad.get("spec");

@@ -42,7 +42,8 @@ class MetricsExamplesAsRootTest {
             String name = line.substring(0, brace > 0 && brace < space ? brace : space);
             Set<String> labels = out.computeIfAbsent(name, n -> new HashSet<>());
             if (brace > 0 && brace < space) {
-                Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"").matcher(line.substring(brace, line.lastIndexOf('}')));
+                Matcher m = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"").matcher(line.substring(brace,
+                        line.lastIndexOf('}')));
                 while (m.find()) {
                     labels.add(m.group(1));
                 }
@@ -75,7 +76,8 @@ class MetricsExamplesAsRootTest {
             dashboard.findValues("expr").forEach(e -> exprs.add(e.asText()));
             for (JsonNode v : dashboard.at("/templating/list")) {
                 if (v.has("query") && v.get("query").asText().startsWith("label_values(")) {
-                    exprs.add(v.get("query").asText().replaceFirst("label_values\\(([a-z_]+), ([a-z_]+)\\)", "by ($2) ($1{})"));
+                    exprs.add(v.get("query").asText().replaceFirst("label_values\\(([a-z_]+), ([a-z_]+)\\)",
+                            "by ($2) ($1{})"));
                 }
             }
             assertThat(exprs).as("the dashboard's queries").hasSizeGreaterThan(10);
@@ -124,14 +126,18 @@ class MetricsExamplesAsRootTest {
             assertThat(f.http((String) endpoint.get("path")).statusCode()).isEqualTo(200);
 
             @SuppressWarnings("unchecked")
-            Map<String, Object> template = (Map<String, Object>) ((Map<String, Object>) daemonSet.get("spec")).get("template");
+            Map<String, Object> template = (Map<String, Object>) ((Map<String, Object>) daemonSet.get("spec"))
+                    .get("template");
             @SuppressWarnings("unchecked")
-            Map<String, Object> podLabels = (Map<String, Object>) ((Map<String, Object>) template.get("metadata")).get("labels");
+            Map<String, Object> podLabels = (Map<String, Object>) ((Map<String, Object>) template.get("metadata"))
+                    .get("labels");
             @SuppressWarnings("unchecked")
-            Map<String, Object> selector = (Map<String, Object>) ((Map<String, Object>) spec.get("selector")).get("matchLabels");
+            Map<String, Object> selector = (Map<String, Object>) ((Map<String, Object>) spec.get("selector"))
+                    .get("matchLabels");
             assertThat(podLabels).as("the PodMonitor selects the DaemonSet's pods").containsAllEntriesOf(selector);
             @SuppressWarnings("unchecked")
-            List<Map<String, Object>> containers = (List<Map<String, Object>>) ((Map<String, Object>) template.get("spec")).get("containers");
+            List<Map<String, Object>> containers = (List<Map<String, Object>>) ((Map<String,
+                    Object>) template.get("spec")).get("containers");
             List<Object> ports = new ArrayList<>();
             for (Map<String, Object> c : containers) {
                 @SuppressWarnings("unchecked")

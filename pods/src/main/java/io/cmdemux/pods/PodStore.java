@@ -3,13 +3,15 @@ package io.cmdemux.pods;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -93,12 +95,18 @@ public final class PodStore {
         Path target = dir.resolve(fileName(r.key()));
         Path tmp = Files.createTempFile(dir, ".pod", ".tmp");
         try {
-            Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r)).getBytes(StandardCharsets.UTF_8));
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            byte[] json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
+                    .getBytes(StandardCharsets.UTF_8);
+            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(json);
+                while (b.hasRemaining()) {
+                    c.write(b);
+                }
+                // on disk before the rename, so that a crash leaves the old file or the whole new one
+                c.force(true);
             }
+            // a rename inside one directory is atomic on every POSIX file system
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(tmp);
         }
@@ -116,7 +124,8 @@ public final class PodStore {
     static String fileName(PodKey key) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
-            byte[] h = d.digest((key.network() + "\0" + key.containerId() + "\0" + key.ifname()).getBytes(StandardCharsets.UTF_8));
+            String identity = key.network() + "\0" + key.containerId() + "\0" + key.ifname();
+            byte[] h = d.digest(identity.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h, 0, 16) + ".json";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);

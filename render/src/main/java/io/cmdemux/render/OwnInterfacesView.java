@@ -28,7 +28,8 @@ public final class OwnInterfacesView {
         };
     }
 
-    public static ObjectNode json(NetnsId netns, NetnsState state, List<OwnInterfaces.Interface> interfaces, PodDirectory pods) {
+    public static ObjectNode json(NetnsId netns, NetnsState state, List<OwnInterfaces.Interface> interfaces,
+            PodDirectory pods) {
         ObjectNode o = F.objectNode();
         ObjectNode ns = o.putObject("netns");
         ns.put("inode", netns.inode());

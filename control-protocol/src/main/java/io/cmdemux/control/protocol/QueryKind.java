@@ -1,8 +1,9 @@
 package io.cmdemux.control.protocol;
 
 /**
- * What a QUERY asks for. LISTENERS is answered by the control server itself, the rest by the daemon's
- * {@link QueryHandler}. LISTENERS and SELF show a pod only its own namespace, so every namespace may ask them.
+ * What a QUERY asks for. LISTENERS is answered by the control server itself, the rest by the
+ * daemon's {@link QueryHandler}. LISTENERS and SELF show a pod only its own namespace, so every
+ * namespace may ask them.
  */
 public enum QueryKind {
     TOPOLOGY(1),

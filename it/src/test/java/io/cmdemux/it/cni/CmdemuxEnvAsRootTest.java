@@ -60,12 +60,13 @@ class CmdemuxEnvAsRootTest {
 
     /** cmdemux-env in a pod, talking to this node's daemon. */
     private static Host.Result env(String pod, String... args) {
-        List<String> argv = new java.util.ArrayList<>(List.of("ip", "netns", "exec", pod, env, "--abstract-name", node.abstractName));
+        List<String> argv = new java.util.ArrayList<>(List.of("ip", "netns", "exec", pod, env, "--abstract-name",
+                node.abstractName));
         argv.addAll(List.of(args));
         return Host.run(argv.toArray(String[]::new));
     }
 
-    /** The sh assignments cmdemux-env printed, read back by sh itself (eval, then the exported environment of a child). */
+    /** The sh assignments cmdemux-env printed, read back by sh itself (eval, then a child's environment). */
     private static Map<String, String> evaluated(String pod, String... args) {
         StringBuilder cmd = new StringBuilder("eval \"$(" + env + " --abstract-name " + node.abstractName);
         for (String a : args) {
@@ -81,7 +82,8 @@ class CmdemuxEnvAsRootTest {
         Map<String, String> out = new LinkedHashMap<>();
         for (String line : envOutput.split("\n")) {
             int eq = line.indexOf('=');
-            if (eq > 0 && List.of("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME", "UCX_IB_GID_INDEX", "UCX_NET_DEVICES",
+            if (eq > 0 && List.of("NCCL_IB_HCA", "NCCL_IB_GID_INDEX", "NCCL_SOCKET_IFNAME", "UCX_IB_GID_INDEX",
+                    "UCX_NET_DEVICES",
                     "NVSHMEM_IB_GID_INDEX").contains(line.substring(0, eq))) {
                 out.put(line.substring(0, eq), line.substring(eq + 1));
             }
@@ -94,7 +96,8 @@ class CmdemuxEnvAsRootTest {
         Host.Result r = null;
         // The one-shot CLI dumps every namespace on the host; other tests' namespaces changing meanwhile can
         // interrupt a dump too often (exit 3, saying so), which says nothing about this pod: ask again.
-        for (int attempt = 0; attempt < 5 && (r == null || r.exit() == 3 && r.stderr().contains("dump interrupted")); attempt++) {
+        for (int attempt = 0; attempt < 5 && (r == null || r.exit() == 3 && r.stderr()
+                .contains("dump interrupted")); attempt++) {
             r = CniNode.cli("gid-index", "--netns", "/run/netns/" + pod, "--ip", ip, "--type", type,
                     "--rdma-port", "soft0=" + node.uplink + ":v1,v2");
         }
@@ -134,7 +137,8 @@ class CmdemuxEnvAsRootTest {
             Map<String, String> vars = evaluated(POD[i]);
             v2[i] = Integer.parseInt(vars.get("NCCL_IB_GID_INDEX"));
             assertThat(v2[i]).as("pod %d against gid-index", i).isEqualTo(cliGidIndex(POD[i], IP[i], "v2"));
-            assertThat(v2[i]).as("pod %d against the daemon's table", i).isEqualTo(daemonGidIndex(POD[i], IP[i], "RoCE v2"));
+            assertThat(v2[i]).as("pod %d against the daemon's table", i).isEqualTo(daemonGidIndex(POD[i], IP[i],
+                    "RoCE v2"));
             assertThat(vars.get("UCX_IB_GID_INDEX")).isEqualTo(vars.get("NCCL_IB_GID_INDEX"));
             assertThat(vars.get("NVSHMEM_IB_GID_INDEX")).isEqualTo(vars.get("NCCL_IB_GID_INDEX"));
             assertThat(vars.get("NCCL_IB_HCA")).isEqualTo("=soft0:1");
@@ -142,7 +146,8 @@ class CmdemuxEnvAsRootTest {
             assertThat(vars.get("NCCL_SOCKET_IFNAME")).isEqualTo("=net1");
 
             int v1 = Integer.parseInt(evaluated(POD[i], "--gid-type", "roce-v1").get("NCCL_IB_GID_INDEX"));
-            assertThat(v1).isEqualTo(cliGidIndex(POD[i], IP[i], "v1")).isEqualTo(daemonGidIndex(POD[i], IP[i], "RoCE v1"));
+            assertThat(v1).isEqualTo(cliGidIndex(POD[i], IP[i], "v1")).isEqualTo(daemonGidIndex(POD[i], IP[i],
+                    "RoCE v1"));
             assertThat(v1).isNotEqualTo(v2[i]);
         }
         assertThat(v2[1]).as("the two pods' indices").isNotEqualTo(v2[2]);
@@ -150,7 +155,8 @@ class CmdemuxEnvAsRootTest {
 
     @Test
     void theCommandAfterTheDashesRunsWithTheVariablesSet() throws Exception {
-        Host.Result r = env(POD[2], "--", "sh", "-c", "echo \"$NCCL_IB_GID_INDEX|$UCX_NET_DEVICES|$NCCL_SOCKET_IFNAME|$1\"", "sh", "arg one");
+        Host.Result r = env(POD[2], "--", "sh", "-c",
+                "echo \"$NCCL_IB_GID_INDEX|$UCX_NET_DEVICES|$NCCL_SOCKET_IFNAME|$1\"", "sh", "arg one");
 
         assertThat(r.exit()).as(r.stderr()).isZero();
         assertThat(r.stdout().strip()).isEqualTo(cliGidIndex(POD[2], IP[2], "v2") + "|soft0:1|=net1|arg one");
@@ -183,9 +189,11 @@ class CmdemuxEnvAsRootTest {
 
     @Test
     void noDaemonNoRdmaInterfaceAndNoGidOfTheTypeEachHaveTheirCodeAndSayWhatToDo() {
-        Host.Result none = Host.run("ip", "netns", "exec", POD[1], env, "--abstract-name", "cmdemux-nobody-" + node.ns.prefix());
+        Host.Result none = Host.run("ip", "netns", "exec", POD[1], env, "--abstract-name", "cmdemux-nobody-"
+                + node.ns.prefix());
         assertThat(none.exit()).as(none.stderr()).isEqualTo(3);
-        assertThat(none.stderr()).contains("no cmdemux daemon answers on @cmdemux-nobody").contains("cmdemux serve").contains("--wait");
+        assertThat(none.stderr()).contains("no cmdemux daemon answers on @cmdemux-nobody").contains("cmdemux serve")
+                .contains("--wait");
         assertThat(none.stdout()).isEmpty();
 
         Host.Result veth = env(POD[3]);
@@ -210,13 +218,15 @@ class CmdemuxEnvAsRootTest {
                 + "ip link set " + p + "m4 netns " + pod + "\nip -n " + pod + " link set " + p + "m4 name net1\n"
                 + "ip -n " + pod + " link set net1 up\n");
         long t0 = System.nanoTime();
-        Host.Result gaveUp = Host.run("ip", "netns", "exec", pod, env, "--abstract-name", node.abstractName, "--wait", "1");
+        Host.Result gaveUp = Host.run("ip", "netns", "exec", pod, env, "--abstract-name", node.abstractName, "--wait",
+                "1");
         double waited = (System.nanoTime() - t0) / 1e9;
         assertThat(gaveUp.exit()).as(gaveUp.stderr()).isEqualTo(4);
         assertThat(gaveUp.stderr()).contains("no roce-v2 GID yet");
         assertThat(waited).as("it waited its second").isGreaterThanOrEqualTo(1.0);
 
-        Process waiting = new ProcessBuilder("ip", "netns", "exec", pod, env, "--abstract-name", node.abstractName, "--wait", "30")
+        Process waiting = new ProcessBuilder("ip", "netns", "exec", pod, env, "--abstract-name", node.abstractName,
+                "--wait", "30")
                 .redirectErrorStream(true).start();
         Thread.sleep(1000);
         assertThat(waiting.isAlive()).as("still waiting for the GID").isTrue();
@@ -224,7 +234,8 @@ class CmdemuxEnvAsRootTest {
         assertThat(waiting.waitFor(30, TimeUnit.SECONDS)).isTrue();
         String out = new String(waiting.getInputStream().readAllBytes());
         assertThat(waiting.exitValue()).as(out).isZero();
-        assertThat(vars(out.replace("'", ""))).containsEntry("NCCL_IB_GID_INDEX", Integer.toString(cliGidIndex(pod, "10.77.0.5", "v2")));
+        assertThat(vars(out.replace("'", ""))).containsEntry("NCCL_IB_GID_INDEX", Integer.toString(cliGidIndex(pod,
+                "10.77.0.5", "v2")));
     }
 
     @Test
@@ -241,7 +252,8 @@ class CmdemuxEnvAsRootTest {
             Host.run("ip", "netns", "exec", POD[1], "/bin/true");
         }
         double bare = (System.nanoTime() - t1) / 1e6 / runs;
-        System.out.printf("cmdemux-env -- /bin/true: %.1f ms per run (ip netns exec /bin/true alone: %.1f ms)%n", each, bare);
+        System.out.printf("cmdemux-env -- /bin/true: %.1f ms per run (ip netns exec /bin/true alone: %.1f ms)%n", each,
+                bare);
         assertThat(each - bare).as("one round trip to the daemon, not a JVM start").isLessThan(500);
     }
 }

@@ -30,8 +30,10 @@ import org.junit.jupiter.api.Test;
  * after docs/PROTOCOL.md §2-3, not by the project's encoder.
  */
 class CmdemuxEnvHostileAnswersTest {
-    private static final String GOOD = "{\"netns\":{\"inode\":1,\"names\":[]},\"pods\":[],\"interfaces\":[{\"ifname\":\"net1\",\"ifindex\":2,"
-            + "\"kind\":\"macvlan\",\"device\":\"soft0\",\"port\":1,\"linkLayer\":\"ethernet\",\"gidIndex\":{\"roce-v2\":3},\"gids\":[],"
+    private static final String GOOD = "{\"netns\":{\"inode\":1,\"names\":[]},\"pods\":[],"
+            + "\"interfaces\":[{\"ifname\":\"net1\",\"ifindex\":2,"
+            + "\"kind\":\"macvlan\",\"device\":\"soft0\",\"port\":1,\"linkLayer\":\"ethernet\","
+            + "\"gidIndex\":{\"roce-v2\":3},\"gids\":[],"
             + "\"warnings\":[]}]}";
     private static Path dir;
     private static Path env;
@@ -41,7 +43,8 @@ class CmdemuxEnvHostileAnswersTest {
         Host.requireCommand("gcc", "gcc");
         dir = Files.createTempDirectory("cmdemux-env-hostile");
         env = dir.resolve("cmdemux-env");
-        Host.Result cc = Host.run("gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-std=gnu11", "-o", env.toString(),
+        Host.Result cc = Host.run("gcc", "-static", "-O2", "-Wall", "-Wextra", "-Werror", "-std=gnu11", "-o",
+                env.toString(),
                 CniNode.REPO.resolve("cni/src/main/c/cmdemux-env.c").toString());
         assertThat(cc.exit()).as("gcc -static needs libc6-dev: %s", cc.stderr()).isZero();
     }
@@ -57,7 +60,8 @@ class CmdemuxEnvHostileAnswersTest {
     }
 
     private static byte[] record(int type, int length, byte[] value) {
-        return ByteBuffer.allocate(8 + value.length).putShort((short) type).putShort((short) 0x8000).putInt(length).put(value).array();
+        return ByteBuffer.allocate(8 + value.length).putShort((short) type).putShort((short) 0x8000).putInt(length)
+                .put(value).array();
     }
 
     private static byte[] reply(int type, int status, int seq, byte[]... records) {
@@ -78,7 +82,7 @@ class CmdemuxEnvHostileAnswersTest {
 
     record Run(int exit, String stdout, String stderr, double seconds) {}
 
-    /** One connection: reads the query, sends {@code answer}, then closes (or holds the connection when {@code hold}). */
+    /** One connection: reads the query, sends {@code answer}, then closes (or holds it open when {@code hold}). */
     private static Run against(byte[] answer, boolean hold, String... args) throws Exception {
         Path sock = Files.createTempFile(dir, "s", ".sock");
         Files.delete(sock);
@@ -108,7 +112,8 @@ class CmdemuxEnvHostileAnswersTest {
             Process p = new ProcessBuilder(argv).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
             if (!p.waitFor(10, TimeUnit.SECONDS)) {
                 p.destroyForcibly();
-                throw new AssertionError("cmdemux-env hung on " + Arrays.toString(Arrays.copyOf(answer, Math.min(answer.length, 64))));
+                throw new AssertionError("cmdemux-env hung on " + Arrays.toString(Arrays.copyOf(answer,
+                        Math.min(answer.length, 64))));
             }
             double s = (System.nanoTime() - t0) / 1e9;
             t.join(5000);
@@ -128,7 +133,8 @@ class CmdemuxEnvHostileAnswersTest {
         Run r = against(json(GOOD), false);
 
         assertThat(r.exit()).as("%s", r).isZero();
-        assertThat(r.stdout()).contains("NCCL_IB_GID_INDEX='3'\n").contains("NCCL_IB_HCA='=soft0:1'\n").contains("UCX_NET_DEVICES='soft0:1'\n");
+        assertThat(r.stdout()).contains("NCCL_IB_GID_INDEX='3'\n").contains("NCCL_IB_HCA='=soft0:1'\n")
+                .contains("UCX_NET_DEVICES='soft0:1'\n");
     }
 
     @Test
@@ -144,7 +150,8 @@ class CmdemuxEnvHostileAnswersTest {
         refused(reply(4, 0, 1, new byte[] {0, 6, 0}), "do not add up");
         refused(reply(4, 0, 2, record(6, 10, "{}".getBytes(StandardCharsets.UTF_8))), "no whole answer");
         refused(reply(4, 0, 1), "without a JSON record");
-        refused(reply(0x7f, 90, 0, record(1, 8 + 4, "nope".getBytes(StandardCharsets.UTF_8))), "refused the query (errno 90): nope");
+        refused(reply(0x7f, 90, 0, record(1, 8 + 4, "nope".getBytes(StandardCharsets.UTF_8))),
+                "refused the query (errno 90): nope");
         refused(reply(4, 1, 1, record(1, 8 + 6, "denied".getBytes(StandardCharsets.UTF_8))), "errno 1): denied");
     }
 
@@ -167,7 +174,8 @@ class CmdemuxEnvHostileAnswersTest {
 
     @Test
     void namesThatWouldLeaveShellQuotesAreRefused() throws Exception {
-        for (String name : List.of("x'; touch /tmp/owned; '", "a b", "net1,eth0", "mlx5_0:1", "tab\\there", "\\u00e9t", "")) {
+        for (String name : List.of("x'; touch /tmp/owned; '", "a b", "net1,eth0", "mlx5_0:1", "tab\\there", "\\u00e9t",
+                "")) {
             refused(json(GOOD.replace("\"net1\"", "\"" + name + "\"")), "characters no kernel name has");
             refused(json(GOOD.replace("\"soft0\"", "\"" + name + "\"")), "characters no kernel name has");
         }
@@ -180,7 +188,8 @@ class CmdemuxEnvHostileAnswersTest {
         Path script = dir.resolve("vars.sh");
         Files.writeString(script, r.stdout());
 
-        Host.Result sh = Host.run("sh", "-c", ". " + script + " && printf '%s|%s' \"$NCCL_IB_HCA\" \"$UCX_NET_DEVICES\"");
+        Host.Result sh = Host.run("sh", "-c", ". " + script
+                + " && printf '%s|%s' \"$NCCL_IB_HCA\" \"$UCX_NET_DEVICES\"");
 
         assertThat(sh.stdout()).isEqualTo("=x'y:1|x'y:1");
     }

@@ -36,7 +36,8 @@ class NodeFeaturesAsRootTest {
         return out;
     }
 
-    private static Map<String, String> await(Path file, Predicate<Map<String, String>> ok, String what) throws Exception {
+    private static Map<String, String> await(Path file, Predicate<Map<String, String>> ok,
+            String what) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         Map<String, String> last = null;
         while (System.nanoTime() < deadline) {
@@ -83,7 +84,8 @@ class NodeFeaturesAsRootTest {
             String prefix = node.ns.prefix();
             for (int i = 1; i <= 2; i++) {
                 String pod = node.pod("p" + i).substring("/run/netns/".length());
-                Host.bash("set -e\nip link add " + prefix + "m" + i + " link " + node.uplink + " type macvlan mode bridge\n"
+                Host.bash("set -e\nip link add " + prefix + "m" + i + " link " + node.uplink
+                        + " type macvlan mode bridge\n"
                         + "ip link set " + prefix + "m" + i + " netns " + pod + "\n"
                         + "ip -n " + pod + " addr add 10.78.0.9/24 dev " + prefix + "m" + i + "\n"
                         + "ip -n " + pod + " link set " + prefix + "m" + i + " up\n");

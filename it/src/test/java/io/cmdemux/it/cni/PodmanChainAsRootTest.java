@@ -38,7 +38,8 @@ class PodmanChainAsRootTest {
         Host.requireCommand("runc", "runc");
         Host.Result bb = Host.run("dpkg-query", "-W", "-f", "${Status}", "busybox-static");
         if (bb.exit() != 0 || !bb.stdout().contains("installed") || !Files.isExecutable(Path.of("/bin/busybox"))) {
-            throw new AssertionError("this test needs the Debian package busybox-static (a static /bin/busybox for the containers' root"
+            throw new AssertionError("this test needs the Debian package busybox-static (a static /bin/busybox for"
+                    + " the containers' root"
                     + " file system): apt-get install -y busybox-static; .ci/run does this");
         }
     }
@@ -47,7 +48,8 @@ class PodmanChainAsRootTest {
     private record Podman(Path dir) {
         Host.Result run(String... args) {
             List<String> argv = new ArrayList<>(List.of("env", "CONTAINERS_CONF=" + dir.resolve("containers.conf"),
-                    "CONTAINERS_STORAGE_CONF=" + dir.resolve("storage.conf"), "podman", "--root", dir.resolve("root").toString(),
+                    "CONTAINERS_STORAGE_CONF=" + dir.resolve("storage.conf"), "podman", "--root", dir.resolve("root")
+                            .toString(),
                     "--runroot", dir.resolve("runroot").toString()));
             argv.addAll(List.of(args));
             return Host.run(argv.toArray(String[]::new));
@@ -64,7 +66,8 @@ class PodmanChainAsRootTest {
             String[] hard = Host.sh("bash", "-c", "ulimit -Hn; ulimit -Hu").strip().split("\\s+");
             String nofile = Long.toString(Math.min(limit(hard[0]), 1024));
             String nproc = Long.toString(Math.min(limit(hard[1]), 4096));
-            List<String> argv = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network, "--runtime", "runc",
+            List<String> argv = new ArrayList<>(List.of("run", "-d", "--name", name, "--network", network, "--runtime",
+                    "runc",
                     "--ulimit", "nofile=" + nofile + ":" + nofile, "--ulimit", "nproc=" + nproc + ":" + nproc,
                     "-v", env + ":/cmdemux-env:ro"));
             argv.addAll(List.of(extra));
@@ -96,10 +99,13 @@ class PodmanChainAsRootTest {
                 + "network_config_dir = \"" + dir.resolve("net.d") + "\"\n"
                 + "[engine]\nruntime = \"runc\"\ncgroup_manager = \"cgroupfs\"\nevents_logger = \"none\"\n"
                 + "tmp_dir = \"" + dir.resolve("tmp") + "\"\n");
-        Files.writeString(dir.resolve("storage.conf"), "[storage]\ndriver = \"vfs\"\nrunroot = \"" + dir.resolve("runroot")
+        Files.writeString(dir.resolve("storage.conf"), "[storage]\ndriver = \"vfs\"\nrunroot = \""
+                + dir.resolve("runroot")
                 + "\"\ngraphroot = \"" + dir.resolve("root") + "\"\n");
-        Files.writeString(dir.resolve("net.d/" + RDMA_NET + ".conflist"), conflist(node, RDMA_NET, node.uplink, "10.79.0.0/24"));
-        Files.writeString(dir.resolve("net.d/" + VETH_NET + ".conflist"), conflist(node, VETH_NET, vethUplink, "10.80.0.0/24"));
+        Files.writeString(dir.resolve("net.d/" + RDMA_NET + ".conflist"), conflist(node, RDMA_NET, node.uplink,
+                "10.79.0.0/24"));
+        Files.writeString(dir.resolve("net.d/" + VETH_NET + ".conflist"), conflist(node, VETH_NET, vethUplink,
+                "10.80.0.0/24"));
         return dir;
     }
 
@@ -152,8 +158,10 @@ class PodmanChainAsRootTest {
 
     private static int cliGidIndex(CniNode node, String netns, String ip) {
         Host.Result r = null;
-        for (int attempt = 0; attempt < 5 && (r == null || r.exit() == 3 && r.stderr().contains("dump interrupted")); attempt++) {
-            r = CniNode.cli("gid-index", "--netns", netns, "--ip", ip, "--rdma-port", "soft0=" + node.uplink + ":v1,v2");
+        for (int attempt = 0; attempt < 5 && (r == null || r.exit() == 3 && r.stderr()
+                .contains("dump interrupted")); attempt++) {
+            r = CniNode.cli("gid-index", "--netns", netns, "--ip", ip, "--rdma-port", "soft0=" + node.uplink
+                    + ":v1,v2");
         }
         assertThat(r.exit()).as(r.stderr()).isZero();
         return Integer.parseInt(r.stdout().strip());
@@ -171,7 +179,8 @@ class PodmanChainAsRootTest {
     }
 
     @Test
-    void podmanRegistersAtStartCmdemuxEnvKnowsTheIndexRmUnregistersAVethFailsWith100AndARestartIsSurvived() throws Exception {
+    void podmanRegistersAtStartCmdemuxEnvKnowsTheIndexRmUnregistersAVethFailsWith100AndARestartIsSurvived()
+            throws Exception {
         requirements();
         long t0 = System.nanoTime();
         try (CniNode node = new CniNode("pmn")) {
@@ -197,10 +206,13 @@ class PodmanChainAsRootTest {
                 // a network over a veth: the container does not start, and podman shows code 100 and the fix
                 Host.Result bad = podman.start("bad", VETH_NET, env);
                 assertThat(bad.exit()).isNotZero();
-                assertThat(bad.stderr()).contains("plugin type=\"cmdemux-cni\" failed (add)").contains("not an upper of any RDMA port")
-                        .contains("cmdemux-cni error 100").contains("fix: attach the pod with macvlan or ipvlan on " + node.uplink)
+                assertThat(bad.stderr()).contains("plugin type=\"cmdemux-cni\" failed (add)")
+                        .contains("not an upper of any RDMA port")
+                        .contains("cmdemux-cni error 100").contains("fix: attach the pod with macvlan or ipvlan on "
+                                + node.uplink)
                         .contains("\"master\": \"" + node.uplink + "\"");
-                assertThat(bad.stderr().split("not an upper of any RDMA port", -1)).as("the message once, not repeated in details").hasSize(2);
+                assertThat(bad.stderr().split("not an upper of any RDMA port", -1))
+                        .as("the message once, not repeated in details").hasSize(2);
                 assertThat(podNames(node)).containsExactly("c1");
                 podman.ok("rm", "-f", "-t", "0", "bad");
 
@@ -218,7 +230,8 @@ class PodmanChainAsRootTest {
                 assertThat(index2).isNotEqualTo(envIndex(podman, node, "c1"));
                 // --mac-address puts MAC=... into CNI_ARGS (tolerated: podman sets IgnoreUnknown=1), -p passes
                 // runtimeConfig.portMappings to a plugin that asks for the capability
-                Host.Result c3 = podman.start("c3", RDMA_NET, env, "--mac-address", "02:79:00:00:00:33", "-p", "18080:80");
+                Host.Result c3 = podman.start("c3", RDMA_NET, env, "--mac-address", "02:79:00:00:00:33", "-p",
+                        "18080:80");
                 assertThat(c3.exit()).as("the next container after the restart: %s", c3.stderr()).isZero();
                 assertThat(podNames(node)).containsExactlyInAnyOrder("c1", "c2", "c3");
                 String ns3 = podman.netns("c3");
@@ -233,7 +246,8 @@ class PodmanChainAsRootTest {
                 Path results = Path.of("/var/lib/cni/results");
                 assertThat(results).as("libcni caches each attachment's result here").isDirectory();
                 try (var cached = Files.list(results)) {
-                    assertThat(cached.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(RDMA_NET + "-"))).isEmpty();
+                    assertThat(cached.map(p -> p.getFileName().toString()).filter(n -> n.startsWith(RDMA_NET + "-")))
+                            .isEmpty();
                 }
             } finally {
                 podman.run("rm", "-af", "-t", "0");
