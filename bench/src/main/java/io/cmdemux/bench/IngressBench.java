@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The three processes of scripts/bench-ingress:
@@ -78,8 +79,15 @@ public final class IngressBench {
             // scripts/bench-ingress opens its window after this pause, when the frames start, not the JVM
             System.out.println("sending");
             Thread.sleep(Long.getLong("bench.pauseSeconds", 0) * 1000);
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long start = System.nanoTime();
+            long end = start + seconds * 1_000_000_000L;
+            // bench.rate: REQs a second, paced (scripts/fault-restart); 0, as fast as the socket takes them
+            long rate = Long.getLong("bench.rate", 0);
             while (System.nanoTime() < end) {
+                if (rate > 0 && sent >= (System.nanoTime() - start) * rate / 1_000_000_000L) {
+                    LockSupport.parkNanos(50_000);
+                    continue;
+                }
                 // Every REQ gets a fresh comm ID, so none of them is a retransmission to the daemon.
                 int k = (int) (sent % dsts.size());
                 InetAddress dst = dsts.get(k);

@@ -42,7 +42,9 @@ import picocli.CommandLine.Option;
         description = {"Listen for RDMA CM connection requests in this network namespace, through the daemon",
             "(run it with `ip netns exec NS`). Each delivered REQ is printed as one JSON line.",
             "Exit: 0 after --count requests, 130/143 on SIGINT/SIGTERM, 1 when the daemon refuses the LISTEN",
-            "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon."})
+            "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon.",
+            "When the daemon goes away (a restart, a crash), it registers again with the next one and says so",
+            "(events disconnected, reconnected); --no-reconnect exits 3 instead."})
 final class ListenCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
@@ -92,6 +94,10 @@ final class ListenCommand implements Callable<Integer> {
             description = "keep trying to reach the daemon and register for this long (default 10000)")
     long connectTimeoutMillis;
 
+    @Option(names = "--no-reconnect",
+            description = "exit 3 when the daemon goes away, instead of registering again with the next one")
+    boolean noReconnect;
+
     /** Requests taken, printed and answered at a time. */
     private static final int BURST = 64;
     private PrintWriter out;
@@ -137,37 +143,16 @@ final class ListenCommand implements Callable<Integer> {
         }
     }
 
+    /** A registration with one daemon: who it says we are, and our listener there. */
+    private record Registration(ConsumerInfo me, ListenerInfo listener) {}
+
     private int run(ListenSpec spec) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis);
-        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
-                : ControlClient.abstractAddress(abstractName);
-        String where = socket != null ? socket.toString() : "@" + abstractName;
-        ConsumerInfo me;
-        ListenerInfo listener;
-        while (true) {
-            try {
-                client = ControlClient.connect(address, Duration.ofSeconds(2));
-                me = client.hello("cmdemux listen");
-                listener = client.listen(spec);
-                break;
-            } catch (IOException e) {
-                closeQuietly();
-                if (stopping) {
-                    return ExitCode.OK;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where
-                            + " in this namespace: " + e.getMessage() + " (is `cmdemux serve` running?)");
-                }
-            } catch (RequestRefused e) {
-                closeQuietly();
-                if (e.status() != Wire.EAGAIN || System.nanoTime() > deadline) {
-                    terminal.err().println("cmdemux: LISTEN refused: " + e);
-                    return ExitCode.NO;
-                }
-            }
-            Thread.sleep(200);
+        Registration first = register(spec, connectTimeoutMillis);
+        if (first == null) {
+            return stopping ? ExitCode.OK : ExitCode.NO;
         }
+        ConsumerInfo me = first.me();
+        ListenerInfo listener = first.listener();
         String netns = me.netnsName().isEmpty()
                 ? "inode " + me.netns().inode()
                 : me.netnsName() + " (inode " + me.netns().inode() + ")";
@@ -183,8 +168,25 @@ final class ListenCommand implements Callable<Integer> {
                 if (stopping) {
                     break;
                 }
-                terminal.err().println("cmdemux: " + e.getMessage());
-                return ExitCode.ENVIRONMENT;
+                if (noReconnect) {
+                    terminal.err().println("cmdemux: " + e.getMessage());
+                    return ExitCode.ENVIRONMENT;
+                }
+                // A daemon restart (an upgrade, a crash): its listeners died with it, so register again
+                // with the next one, for as long as it takes; requests in between were its to count.
+                ObjectNode gone = TopologyView.JSON.createObjectNode();
+                gone.put("event", "disconnected");
+                gone.put("why", e.getMessage());
+                status(gone, e.getMessage() + "; registering again when the daemon is back");
+                closeQuietly();
+                Registration again = register(spec, Long.MAX_VALUE);
+                if (again == null) {
+                    return stopping ? ExitCode.OK : ExitCode.NO;
+                }
+                ObjectNode back = listening(again.me(), again.listener());
+                back.put("event", "reconnected");
+                status(back, "registered again: listener " + again.listener().listenerId());
+                continue;
             }
             printEvents();
             seen += burst.size();
@@ -197,7 +199,14 @@ final class ListenCommand implements Callable<Integer> {
             }
             out.flush();
             if (accept && reject == null && !burst.isEmpty()) {
-                acceptAll(burst);
+                try {
+                    acceptAll(burst);
+                } catch (IOException e) {
+                    if (noReconnect || stopping) {
+                        throw e;
+                    }
+                    // the connection is gone: the next take finds that out and registers again
+                }
             }
             if (reject != null) {
                 for (DeliveredRequest r : burst) {
@@ -207,10 +216,11 @@ final class ListenCommand implements Callable<Integer> {
                         terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId())
                                 + " refused: " + e);
                     } catch (IOException e) {
-                        if (!stopping) {
+                        if (!stopping && noReconnect) {
                             terminal.err().println("cmdemux: " + e.getMessage());
                             return ExitCode.ENVIRONMENT;
                         }
+                        break; // the next take finds the connection gone and registers again
                     }
                 }
             }
@@ -221,6 +231,43 @@ final class ListenCommand implements Callable<Integer> {
         closed.put("requests", seen);
         status(closed, "stopped after " + seen + " request(s)");
         return ExitCode.OK;
+    }
+
+    /**
+     * Connects, says HELLO and LISTENs, trying again every 100 ms for up to {@code forMillis}.
+     *
+     * @return null when stopped by a signal, or when the daemon refused the LISTEN (said on stderr)
+     * @throws EnvironmentException when no daemon answered in time
+     */
+    private Registration register(ListenSpec spec, long forMillis) throws Exception {
+        long start = System.nanoTime();
+        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
+                : ControlClient.abstractAddress(abstractName);
+        String where = socket != null ? socket.toString() : "@" + abstractName;
+        while (true) {
+            boolean late = System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(forMillis);
+            try {
+                client = ControlClient.connect(address, Duration.ofSeconds(2));
+                ConsumerInfo me = client.hello("cmdemux listen");
+                return new Registration(me, client.listen(spec));
+            } catch (IOException e) {
+                closeQuietly();
+                if (stopping) {
+                    return null;
+                }
+                if (late) {
+                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where
+                            + " in this namespace: " + e.getMessage() + " (is `cmdemux serve` running?)");
+                }
+            } catch (RequestRefused e) {
+                closeQuietly();
+                if (e.status() != Wire.EAGAIN || late) {
+                    terminal.err().println("cmdemux: LISTEN refused: " + e);
+                    return null;
+                }
+            }
+            Thread.sleep(100);
+        }
     }
 
     /**

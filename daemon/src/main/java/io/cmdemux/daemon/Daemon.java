@@ -121,8 +121,9 @@ public final class Daemon implements AutoCloseable {
         watcher.addListener(new PodPruner(pods)::onTopology);
         LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices,
                 SysfsLayout.live(SysfsLayout.LIVE_ROOT), cniExecutor);
+        CniService cni = new CniService(host, live, pods);
         control = ControlServer.start(config.control(), watcher, discovery, executor,
-                new Queries(this::state, () -> pods.directory()), new CniService(host, live, pods));
+                new Queries(this::state, () -> pods.directory()), cni);
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
         long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
         sessions = new Sessions(config.sessions(), control, metrics, caGuid);
@@ -162,6 +163,8 @@ public final class Daemon implements AutoCloseable {
                 : HttpEndpoints.Page.text(503, "starting\n"));
         new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
         httpAddress = http.start(config.metrics());
+        // before ready: /readyz and the log line below then mean that the first ADD finds the CNI path warm
+        cni.warmUp(config.control().hostSocket());
         if (config.nfdFeaturesDir() != null) {
             NodeFeatures f = new NodeFeatures(config.nfdFeaturesDir());
             watcher.addListener(t -> f.update(t, rdma));

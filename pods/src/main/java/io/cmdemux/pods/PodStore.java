@@ -18,6 +18,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Registrations as files, one JSON file per (network, container, ifname), in a root-only
@@ -28,6 +29,7 @@ import java.util.List;
 public final class PodStore {
     /** Next to the control socket: /run/cmdemux/cmdemux.sock → /run/cmdemux/pods. */
     public static final String DIR_NAME = "pods";
+    private static final AtomicLong TMP_SEQ = new AtomicLong();
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A state file is a few hundred bytes; refuse to read anything absurd. */
     private static final long MAX_FILE = 64 * 1024;
@@ -93,11 +95,12 @@ public final class PodStore {
         Files.createDirectories(dir);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         Path target = dir.resolve(fileName(r.key()));
-        Path tmp = Files.createTempFile(dir, ".pod", ".tmp");
+        // Not Files.createTempFile: its SecureRandom cost the first ADD after a start tens of ms (issue 22).
+        // The pid keeps the daemon's and a fallback plugin's names apart; CREATE_NEW, a stale one.
+        Path tmp = dir.resolve(".pod-" + ProcessHandle.current().pid() + "-" + TMP_SEQ.incrementAndGet() + ".tmp");
         try {
-            byte[] json = JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
-                    .getBytes(StandardCharsets.UTF_8);
-            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.WRITE)) {
+            byte[] json = bytes(r);
+            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
                 ByteBuffer b = ByteBuffer.wrap(json);
                 while (b.hasRemaining()) {
                     c.write(b);
@@ -110,6 +113,20 @@ public final class PodStore {
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    /**
+     * Makes a registration's file name and contents without writing them: the daemon's warm-up, so that
+     * the first ADD does not pay for the message digest's and Jackson's first use.
+     */
+    public static void warmUp(PodRegistration r) throws IOException {
+        fileName(r.key());
+        bytes(r);
+    }
+
+    private static byte[] bytes(PodRegistration r) throws IOException {
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** @return whether a file was there */
