@@ -128,6 +128,11 @@ final class ServeCommand implements Callable<Integer> {
                     + " beside the control socket, /run/cmdemux/pods)")
     Path podsDir;
 
+    @Option(names = "--nfd-features-dir", paramLabel = "DIR",
+            description = "keep this node's RDMA CM labels in DIR/cmdemux for Node Feature Discovery's local source"
+                    + " (its features.d, /etc/kubernetes/node-feature-discovery/features.d); default: none")
+    Path nfdFeaturesDir;
+
     /** Set on the copy that has read --config, so that it does not read it again. */
     private boolean configRead;
 
@@ -164,7 +169,7 @@ final class ServeCommand implements Callable<Integer> {
                 maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
         Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize,
                 Duration.ofMillis(duplicateWindowMs), new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs),
-                pathConfig, podsDir));
+                pathConfig, podsDir, nfdFeaturesDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

@@ -20,13 +20,21 @@ record ReadinessReport(List<Attachment> ready, List<ReadinessProblem> problems) 
         return !problems.isEmpty() && problems.stream().allMatch(ReadinessProblem::transientProblem);
     }
 
-    /** The error for a runtime: the first permanent problem's code, else 11; every problem in the details. */
+    /**
+     * The error for a runtime: the first permanent problem's code, else 11, and its message; the details
+     * start with that code and the fix, then every other problem with its own fix. Runtimes built on libcni
+     * (podman, containerd, CRI-O) show only "msg; details", without the code, so the details carry it, and
+     * they do not repeat the message.
+     */
     CniError toError() {
         ReadinessProblem first = problems.stream().filter(p -> !p.transientProblem()).findFirst()
                 .orElse(problems.get(0));
         List<String> lines = new ArrayList<>();
+        lines.add("cmdemux-cni error " + first.code() + "; fix: " + first.fix());
         for (ReadinessProblem p : problems) {
-            lines.add(p.message() + "; fix: " + p.fix());
+            if (p != first) {
+                lines.add(p.message() + "; fix: " + p.fix());
+            }
         }
         return new CniError(first.code(), first.message(), String.join("\n", lines));
     }

@@ -53,11 +53,12 @@ public final class Daemon implements AutoCloseable {
      *
      * @param control the control sockets: the host socket and its group, the name in every namespace, the limits
      * @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods)
+     * @param nfdFeaturesDir Node Feature Discovery's features.d directory to keep the node's labels in (null: none)
      */
     public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control,
             InetSocketAddress metrics, boolean nft,
             double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig,
-                    Path podsDir) {}
+                    Path podsDir, Path nfdFeaturesDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -82,6 +83,7 @@ public final class Daemon implements AutoCloseable {
     private PodRegistry pods;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
+    private volatile NodeFeatures features;
 
     public Daemon(Config config) {
         this.config = config;
@@ -163,6 +165,12 @@ public final class Daemon implements AutoCloseable {
         httpAddress = http.start(config.metrics());
         // before ready: /readyz and the log line below then mean that the first ADD finds the CNI path warm
         cni.warmUp(config.control().hostSocket());
+        if (config.nfdFeaturesDir() != null) {
+            NodeFeatures f = new NodeFeatures(config.nfdFeaturesDir());
+            watcher.addListener(t -> f.update(t, rdma));
+            features = f;
+            f.update(watcher.current(), rdma);
+        }
         ready = true;
         log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics",
                 taps.size(), config.mode().cliName(), config.control().hostSocket(), httpAddress.getHostString(),
@@ -218,6 +226,10 @@ public final class Daemon implements AutoCloseable {
             devices.add(p.device());
         }
         rdma = new RdmaTopology(rdmaGeneration.incrementAndGet(), RdmaTopology.NetnsMode.SHARED, devices);
+        NodeFeatures f = features;
+        if (f != null) {
+            f.update(watcher.current(), rdma);
+        }
     }
 
     public void awaitStop() throws InterruptedException {
@@ -227,6 +239,11 @@ public final class Daemon implements AutoCloseable {
     @Override
     public void close() {
         long t0 = System.nanoTime();
+        NodeFeatures f = features;
+        if (f != null) {
+            features = null;
+            f.close(); // first: a scheduler must stop choosing this node before the sockets go
+        }
         for (SoftPortTap t : taps) {
             t.close();
         }

@@ -8,6 +8,7 @@ import io.cmdemux.control.protocol.QueryKind;
 import io.cmdemux.control.protocol.RequestRefused;
 import io.cmdemux.control.server.QueryHandler;
 import io.cmdemux.gid.Gid;
+import io.cmdemux.gid.OwnInterfaces;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
 import io.cmdemux.ingress.resolve.PacketMeta;
@@ -16,6 +17,7 @@ import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.resolve.SyntheticRequest;
 import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.pods.PodDirectory;
@@ -23,7 +25,9 @@ import io.cmdemux.pods.PodJson;
 import io.cmdemux.pods.PodRegistration;
 import io.cmdemux.render.DecisionView;
 import io.cmdemux.render.GidView;
+import io.cmdemux.render.OwnInterfacesView;
 import io.cmdemux.render.TopologyView;
+import java.util.List;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -58,9 +62,21 @@ public final class Queries implements QueryHandler {
                 return explain(s, args);
             case PODS:
                 return pods(args);
+            case SELF:
+                return self(s, caller);
             default:
                 throw new RequestRefused(95, "query " + kind + " is not answered by the daemon");
         }
+    }
+
+    /**
+     * The caller's own RDMA interfaces: its namespace is the one the control server placed the connection in
+     * (SO_PEERCRED, or the namespace of the abstract socket it reached), never anything the caller sent.
+     */
+    private JsonNode self(HostState s, ConsumerInfo caller) {
+        NetnsId netns = caller == null ? s.topology().host() : caller.netns();
+        List<OwnInterfaces.Interface> ifaces = OwnInterfaces.of(s.topology(), s.rdma(), netns);
+        return OwnInterfacesView.json(netns, s.topology().namespace(netns), ifaces, pods.get());
     }
 
     /** Every registration, or those of {"namespace": .., "name": ..} (either may be left out). */

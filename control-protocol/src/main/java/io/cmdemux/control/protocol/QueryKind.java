@@ -2,7 +2,8 @@ package io.cmdemux.control.protocol;
 
 /**
  * What a QUERY asks for. LISTENERS is answered by the control server itself, the rest by the
- * daemon's {@link QueryHandler}.
+ * daemon's {@link QueryHandler}. LISTENERS and SELF show a pod only its own namespace, so every
+ * namespace may ask them.
  */
 public enum QueryKind {
     TOPOLOGY(1),
@@ -10,7 +11,12 @@ public enum QueryKind {
     GIDS(3),
     LISTENERS(4),
     /** The pods the CNI plugin registered, with their GID indices. */
-    PODS(5);
+    PODS(5),
+    /**
+     * The caller's own RDMA interfaces (device, port, GID indices per type, netdev), in the namespace
+     * the kernel proved for the connection; allowed from every namespace, as it describes no other.
+     */
+    SELF(6);
 
     private final int code;
 

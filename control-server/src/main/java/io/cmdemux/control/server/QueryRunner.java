@@ -21,8 +21,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Runs QUERY on worker threads, never on an event loop: LISTENERS from the registry, the rest by
- * the daemon's {@link QueryHandler}. Topology, explain and gids describe every namespace, so only
- * the host namespace may ask unless pods are allowed to.
+ * the daemon's {@link QueryHandler}. Topology, explain, gids and pods describe every namespace, so only
+ * the host namespace may ask unless pods are allowed to; listeners and self describe the caller's own.
  */
 final class QueryRunner {
     private static final Logger log = LoggerFactory.getLogger(QueryRunner.class);
@@ -47,7 +47,8 @@ final class QueryRunner {
 
     /** Checks the caller may ask, then answers later on a worker; refusals that need no work are thrown at once. */
     void run(Connection c, QueryKind kind, ObjectNode args, Frame request) throws RequestRefused {
-        if (kind != QueryKind.LISTENERS && !c.netns().equals(names.host()) && !fromPods) {
+        boolean ownOnly = kind == QueryKind.LISTENERS || kind == QueryKind.SELF;
+        if (!ownOnly && !c.netns().equals(names.host()) && !fromPods) {
             throw new RequestRefused(Wire.EPERM, kind.name().toLowerCase()
                     + " is answered only in the host namespace: it describes other namespaces");
         }

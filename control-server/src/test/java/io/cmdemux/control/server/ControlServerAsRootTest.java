@@ -449,6 +449,13 @@ class ControlServerAsRootTest {
         assertThat(mine.get(0).path("port").asInt()).isEqualTo(1);
         assertThat(host.query(QueryKind.LISTENERS, null)).hasSize(2);
         assertThat(askers).hasSize(1);
+
+        // self describes only the asker, so a pod may ask it; the handler is told the pod's namespace, which the
+        // kernel proved for the abstract socket it reached, whatever the arguments say
+        ObjectNode claim = JsonNodeFactory.instance.objectNode().put("netns", lab.hostId().inode());
+        assertThat(b.query(QueryKind.SELF, claim).path("kind").asText()).isEqualTo("SELF");
+        assertThat(askers).hasSize(2);
+        assertThat(askers.get(1).netns()).isEqualTo(lab.id(podB)).isNotEqualTo(lab.hostId());
     }
 
     @Test

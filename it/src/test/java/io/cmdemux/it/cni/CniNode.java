@@ -33,6 +33,8 @@ final class CniNode implements AutoCloseable {
     final Path dir;
     final Path socket;
     final String uplink;
+    /** The daemon's abstract socket, this node's own: daemons of other tests never take its pods' @cmdemux. */
+    final String abstractName;
     private Process daemon;
 
     CniNode(String tag) throws IOException {
@@ -41,6 +43,7 @@ final class CniNode implements AutoCloseable {
         this.dir = Files.createTempDirectory("cmdemux-cni-" + ns.prefix());
         this.socket = dir.resolve("run/cmdemux.sock");
         this.uplink = veth("up");
+        this.abstractName = "cmdemux-" + ns.prefix();
     }
 
     /** Root, the reference plugins, gcc and the built jar; a missing one fails the test, naming what to install. */
@@ -140,15 +143,16 @@ final class CniNode implements AutoCloseable {
     // ---- the daemon ----
 
     /** Starts `cmdemux serve` with one soft port and waits until its control socket answers queries. */
-    void startDaemon(String rdmaPort) throws IOException, InterruptedException {
+    void startDaemon(String rdmaPort, String... extra) throws IOException, InterruptedException {
         Files.createDirectories(socket.getParent());
         Path log = dir.resolve("serve.log");
         // The CNI log at info: each CNI request's own time, for the latency bench.
         String cniLog = "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info");
-        daemon = new ProcessBuilder("java", cniLog, "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort,
-                "--control-socket", socket.toString(),
-                "--metrics", "127.0.0.1:0", "--no-nft")
-                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        List<String> argv = new ArrayList<>(List.of("java", cniLog, "-jar", JAR.toString(), "serve",
+                "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
+                "--metrics", "127.0.0.1:0", "--no-nft", "--abstract-name", abstractName));
+        argv.addAll(List.of(extra));
+        daemon = new ProcessBuilder(argv).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             if (!daemon.isAlive()) {
