@@ -11,7 +11,7 @@ import picocli.CommandLine.Command;
         description = "Which network namespace gets an RDMA CM connection request, and why.",
         subcommands = {TopologyCommand.class, SnapshotCommand.class, DecodeCommand.class, GidsCommand.class, GidIndexCommand.class,
             ExplainCommand.class, ReplayCommand.class, ConnectCommand.class, ListenCommand.class, ServeCommand.class,
-            LabCheckCommand.class, PathCommand.class, CniCommand.class})
+            LabCheckCommand.class, PathCommand.class, CniCommand.class, WatchCommand.class})
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));

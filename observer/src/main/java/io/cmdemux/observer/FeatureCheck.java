@@ -6,6 +6,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Looks for every kernel part the observer uses, without changing anything: tracefs, kprobe events, BTF for
@@ -22,24 +24,35 @@ public final class FeatureCheck {
     private final Path btf;
     private final Path sysModule;
 
-    public FeatureCheck(Path tracefs, Path btf, Path sysModule) {
+    private final Supplier<Optional<KernelConfig>> configs;
+
+    public FeatureCheck(Path tracefs, Path btf, Path sysModule, Supplier<Optional<KernelConfig>> configs) {
         this.tracefs = tracefs;
         this.btf = btf;
         this.sysModule = sysModule;
+        this.configs = configs;
     }
 
     public static FeatureCheck host() {
-        return new FeatureCheck(TraceInstance.TRACEFS, Path.of("/sys/kernel/btf"), Path.of("/sys/module"));
+        return new FeatureCheck(TraceInstance.TRACEFS, Path.of("/sys/kernel/btf"), Path.of("/sys/module"),
+                KernelConfig::host);
     }
 
     public Features check() {
         List<Features.Missing> m = new ArrayList<>();
-        netlinkRdma(m);
         boolean mounted = Files.isDirectory(tracefs.resolve("events"))
                 && Files.isDirectory(tracefs.resolve("instances"));
+        Optional<KernelConfig> config = configs.get();
+        boolean infiniband = config.map(c -> c.enabled("CONFIG_INFINIBAND_CM")
+                || c.enabled("CONFIG_INFINIBAND")).orElse(true);
+        netlinkRdma(m, infiniband);
         if (!mounted) {
             m.add(new Features.Missing("tracefs", tracefs + " is not mounted",
                     "mount -t tracefs nodev " + tracefs));
+            // Without tracefs the kernel's build options still tell whether kprobe events can exist.
+            config.filter(c -> !c.enabled("CONFIG_KPROBE_EVENTS")).ifPresent(c -> m.add(new Features.Missing(
+                    "kprobe events", c.source() + " has no CONFIG_KPROBE_EVENTS",
+                    "a kernel with CONFIG_KPROBE_EVENTS")));
         } else {
             if (!Files.exists(tracefs.resolve("kprobe_events"))) {
                 m.add(new Features.Missing("kprobe events", "no " + tracefs.resolve("kprobe_events"),
@@ -69,8 +82,14 @@ public final class FeatureCheck {
             }
         }
         if (!unloaded.isEmpty()) {
-            m.add(new Features.Missing("the ib_cm and rdma_cm modules", "not loaded: " + String.join(", ", unloaded),
-                    "modprobe rdma_cm"));
+            // Their tracepoints (events/ib_cma, events/rdma_cma) exist only while they are loaded.
+            String part = "ib_cm/rdma_cm and their tracepoints";
+            if (infiniband) {
+                m.add(new Features.Missing(part, "not loaded: " + String.join(", ", unloaded), "modprobe rdma_cm"));
+            } else {
+                m.add(new Features.Missing(part, config.get().source() + " has no CONFIG_INFINIBAND",
+                        "a kernel with CONFIG_INFINIBAND, CONFIG_INFINIBAND_ADDR_TRANS (ib_cm, rdma_cm)"));
+            }
         }
         if (!noBtf.isEmpty()) {
             m.add(new Features.Missing("module BTF", "no " + btf + "/" + String.join(", ", noBtf),
@@ -79,7 +98,7 @@ public final class FeatureCheck {
         return new Features(m);
     }
 
-    private static void netlinkRdma(List<Features.Missing> m) {
+    private static void netlinkRdma(List<Features.Missing> m, boolean infiniband) {
         // Opening is the test: the protocol exists once ib_core has registered it (rdma_nl_init).
         NldevClient c = null;
         try {
@@ -87,7 +106,7 @@ public final class FeatureCheck {
         } catch (NativeException e) {
             if (e.errno() == EPROTONOSUPPORT) {
                 m.add(new Features.Missing("NETLINK_RDMA", "socket(AF_NETLINK, NETLINK_RDMA): EPROTONOSUPPORT",
-                        "modprobe ib_core (rdma_cm loads it)"));
+                        infiniband ? "modprobe ib_core (rdma_cm loads it)" : "a kernel with CONFIG_INFINIBAND"));
             } else {
                 m.add(new Features.Missing("NETLINK_RDMA", e.getMessage(), "run as root"));
             }

@@ -24,7 +24,7 @@ class FeatureCheckOnThisHostTest {
         boolean ibCore = Files.isDirectory(Path.of("/sys/module/ib_core"));
         assertThat(missing("NETLINK_RDMA")).as(f.summary()).isEqualTo(!ibCore);
         if (!ibCore) {
-            assertThat(f.summary()).contains("EPROTONOSUPPORT").contains("modprobe");
+            assertThat(f.summary()).contains("EPROTONOSUPPORT");
         }
     }
 
@@ -33,7 +33,7 @@ class FeatureCheckOnThisHostTest {
         assertThat(missing("BTF")).isEqualTo(!Files.isReadable(Path.of("/sys/kernel/btf/vmlinux")));
         boolean modules = Files.isDirectory(Path.of("/sys/module/ib_cm"))
                 && Files.isDirectory(Path.of("/sys/module/rdma_cm"));
-        assertThat(missing("the ib_cm and rdma_cm modules")).isEqualTo(!modules);
+        assertThat(missing("ib_cm/rdma_cm and their tracepoints")).isEqualTo(!modules);
     }
 
     @Test
@@ -42,6 +42,28 @@ class FeatureCheckOnThisHostTest {
         assertThat(missing("tracefs")).isEqualTo(!mounted);
         if (!mounted) {
             assertThat(f.summary()).contains("mount -t tracefs nodev /sys/kernel/tracing");
+        }
+    }
+
+    @Test
+    void kprobeEventsAreMissingWhenTheKernelsConfigSaysSoWhileTracefsIsUnmounted() throws Exception {
+        Path gz = Path.of("/proc/config.gz");
+        if (Files.isDirectory(TraceInstance.TRACEFS.resolve("instances")) || !Files.isReadable(gz)) {
+            boolean mounted = Files.isDirectory(TraceInstance.TRACEFS.resolve("instances"));
+            assertThat(missing("kprobe events"))
+                    .isEqualTo(mounted && !Files.exists(TraceInstance.TRACEFS.resolve("kprobe_events")));
+            return;
+        }
+        // zcat, not our reader: an independent look at the same file.
+        Process p = new ProcessBuilder("zcat", gz.toString()).start();
+        String config = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(p.waitFor()).as("zcat %s", gz).isZero();
+        boolean kprobeEvents = config.lines().anyMatch(l -> l.equals("CONFIG_KPROBE_EVENTS=y"));
+        assertThat(missing("kprobe events")).as(f.summary()).isEqualTo(!kprobeEvents);
+        boolean infiniband = config.lines().anyMatch(l -> l.startsWith("CONFIG_INFINIBAND=")
+                && !l.endsWith("=n"));
+        if (!infiniband) {
+            assertThat(f.summary()).contains("has no CONFIG_INFINIBAND");
         }
     }
 

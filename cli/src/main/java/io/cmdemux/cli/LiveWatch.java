@@ -1,0 +1,174 @@
+package io.cmdemux.cli;
+
+import io.cmdemux.gid.Gid;
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.Resolver;
+import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.ingress.resolve.SyntheticRequest;
+import io.cmdemux.ingress.wire.PortSpace;
+import io.cmdemux.namespaces.NetnsDiscovery;
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.observer.Correlator;
+import io.cmdemux.observer.FeatureCheck;
+import io.cmdemux.observer.KernelOutcome;
+import io.cmdemux.observer.KernelRequest;
+import io.cmdemux.observer.NetnsRef;
+import io.cmdemux.observer.Observation;
+import io.cmdemux.observer.Observations;
+import io.cmdemux.observer.RejectReasons;
+import io.cmdemux.observer.TraceInstance;
+import io.cmdemux.observer.nldev.NldevClient;
+import io.cmdemux.observer.trace.KernelEvent;
+import io.cmdemux.observer.trace.MalformedTraceLineException;
+import io.cmdemux.observer.trace.ReqProbeEvent;
+import io.cmdemux.observer.trace.TraceLineParser;
+import io.cmdemux.pods.PodDirectory;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** `cmdemux watch` on the live kernel: our tracefs instance and kprobe, the nldev dumps, one line per request. */
+final class LiveWatch {
+    private final WatchCommand cmd;
+    private final Map<String, Long> skips = new HashMap<>();
+
+    LiveWatch(WatchCommand cmd) {
+        this.cmd = cmd;
+    }
+
+    int run() throws IOException {
+        ResolveOptions o = new ResolveOptions();
+        HostState state = o.load(cmd.terminal.err());
+        PodDirectory podDir = cmd.pods.load(null);
+        TraceInstance t = TraceInstance.start(TraceInstance.TRACEFS, TraceInstance.NAME,
+                List.of(FeatureCheck.IB_CM_EVENTS, FeatureCheck.RDMA_CM_EVENTS), cmd.probe());
+        Thread cleanup = new Thread(() -> close(t), "cmdemux-watch-cleanup");
+        Runtime.getRuntime().addShutdownHook(cleanup);
+        try (NldevClient nl = NldevClient.open(); BufferedReader pipe = t.pipe()) {
+            RejectReasons reasons = RejectReasons.fromFormat(
+                    Files.readString(t.format(FeatureCheck.IB_CM_EVENTS, "icm_send_rej"), StandardCharsets.US_ASCII));
+            Correlator c = new Correlator(reasons, false);
+            Observations obs = new Observations(nl.dump(), () -> dumpOrNull(nl), pid -> namespaceOf(state, pid));
+            TraceLineParser parser = new TraceLineParser();
+            for (String line = pipe.readLine(); line != null; line = pipe.readLine()) {
+                KernelEvent e;
+                try {
+                    e = parser.parse(line);
+                } catch (MalformedTraceLineException ex) {
+                    skip(ex.reason());
+                    continue;
+                }
+                if (e == null) {
+                    continue;
+                }
+                for (KernelRequest r : c.accept(e)) {
+                    Observation ob = obs.of(r);
+                    if (!cmd.wanted(ob, podDir)) {
+                        continue;
+                    }
+                    Decision d = predict(state, r);
+                    boolean agree = d != null && agrees(state, ob, d);
+                    List<String> pods = ob.namespace() == null ? List.of() : podDir.podNames(ob.namespace().inode());
+                    cmd.print(state, ob, d, agree, pods);
+                }
+            }
+        } finally {
+            Runtime.getRuntime().removeShutdownHook(cleanup);
+            close(t);
+        }
+        return ExitCode.OK;
+    }
+
+    private void skip(String reason) {
+        if (skips.merge(reason, 1L, Long::sum) == 1) {
+            cmd.terminal.err().println("watch: skipping trace lines: " + reason);
+        }
+    }
+
+    private static io.cmdemux.observer.nldev.NldevDump dumpOrNull(NldevClient nl) {
+        try {
+            return nl.dump();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private static void close(TraceInstance t) {
+        try {
+            t.close();
+        } catch (IOException e) {
+            System.err.println("cmdemux: could not remove " + t.directory() + ": " + e.getMessage());
+        }
+    }
+
+    static Optional<NetnsRef> namespaceOf(HostState state, int pid) {
+        try {
+            NetnsId id = NetnsDiscovery.idOf(Path.of("/proc", Integer.toString(pid), "ns", "net"));
+            NetnsState ns = state.topology().namespace(id);
+            return Optional.of(new NetnsRef(id.inode(), ns == null ? List.of() : List.of(WatchCommand.name(ns))));
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    static boolean agrees(HostState state, Observation ob, Decision d) {
+        if (ob.request().outcome() instanceof KernelOutcome.Delivered) {
+            return d.outcome() == Decision.Outcome.DELIVER && ob.namespace() != null && d.netns() != null
+                    && d.netns().inode() == ob.namespace().inode();
+        }
+        return ob.label().equals(LabCheckCommand.outcome(state, d));
+    }
+
+    /**
+     * cmdemux's decision for the request the kprobe saw, from its own fields: the rdma_cm header's addresses,
+     * the service ID's port space and port, the device, port and P_Key. Without the kprobe (ib_cm found no
+     * listener, so rdma_cm never saw it) there is nothing to ask.
+     */
+    static Decision predict(HostState state, KernelRequest r) {
+        ReqProbeEvent p = r.probe();
+        if (p == null || p.cmaHeader().length < 36) {
+            return null;
+        }
+        byte[] h = p.cmaHeader();
+        int ipVersion = (h[1] & 0xff) >>> 4;
+        int srcPort = ((h[2] & 0xff) << 8) | (h[3] & 0xff);
+        int dstPort = (int) (p.serviceId() & 0xffff);
+        try {
+            InetAddress src;
+            InetAddress dst;
+            if (ipVersion == 4) {
+                src = InetAddress.getByAddress(Arrays.copyOfRange(h, 16, 20));
+                dst = InetAddress.getByAddress(Arrays.copyOfRange(h, 32, 36));
+            } else if (ipVersion == 6) {
+                src = InetAddress.getByAddress(Arrays.copyOfRange(h, 4, 20));
+                dst = InetAddress.getByAddress(Arrays.copyOfRange(h, 20, 36));
+            } else {
+                return null;
+            }
+            Optional<PortSpace> ps = PortSpace.ofServiceId(p.serviceId());
+            if (ps.isEmpty()) {
+                return null;
+            }
+            SyntheticRequest q = SyntheticRequest.to(new InetSocketAddress(dst, dstPort),
+                    new InetSocketAddress(src, srcPort)).device(p.device()).port(p.port()).pkey(p.pkey())
+                    .portSpace(ps.get());
+            if (p.sgid() != null) {
+                q.dgid(Gid.of(p.sgid()));
+            }
+            return Resolver.resolve(state, q.meta(state.rdma()), ResolverMode.KERNEL);
+        } catch (IOException | IllegalArgumentException e) {
+            return null;
+        }
+    }
+}
