@@ -56,7 +56,7 @@ class ReqProbeAgainstKernelBtfTest {
     /** The cmdemux_check/req line of the same call: same task, just before ours (both probe the function's entry). */
     private static UnknownEvent checkBefore(List<KernelEvent> events, int i, ReqProbeEvent ours) {
         for (int j = i - 1; j >= 0 && j >= i - 3; j--) {
-            if (events.get(j) instanceof UnknownEvent u && u.header().event().equals(ReqProbe.EVENT)
+            if (events.get(j) instanceof UnknownEvent u && u.header().event().startsWith(ReqProbe.EVENT)
                     && u.header().pid() == ours.header().pid()) {
                 return u;
             }
