@@ -21,6 +21,7 @@ import io.cmdemux.observer.RejectReasons;
 import io.cmdemux.observer.TraceInstance;
 import io.cmdemux.observer.nldev.NldevClient;
 import io.cmdemux.observer.trace.KernelEvent;
+import io.cmdemux.observer.trace.LostEvents;
 import io.cmdemux.observer.trace.MalformedTraceLineException;
 import io.cmdemux.observer.trace.ReqProbeEvent;
 import io.cmdemux.observer.trace.TraceLineParser;
@@ -71,6 +72,10 @@ final class LiveWatch {
                 }
                 if (e == null) {
                     continue;
+                }
+                if (e instanceof LostEvents lost) {
+                    cmd.terminal.err().println("watch: the kernel lost " + lost.count() + " events on CPU " + lost.cpu()
+                            + " (its ring was full): requests among them may be missing");
                 }
                 for (KernelRequest r : c.accept(e)) {
                     Observation ob = obs.of(r);

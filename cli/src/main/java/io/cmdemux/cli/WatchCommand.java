@@ -103,6 +103,10 @@ final class WatchCommand implements Callable<Integer> {
         LabRecording.Replay replay = rec.replay();
         replay.malformed().forEach((why, n) -> terminal.err().println("watch: skipped " + n + " lines: " + why));
         skipped.forEach(s -> terminal.err().println("watch: skipped " + s));
+        replay.skips().forEach((why, n) -> terminal.err().println("watch: skipped " + n + " events: " + why));
+        if (replay.lostEvents() > 0) {
+            terminal.err().println("watch: the recording lost " + replay.lostEvents() + " events (a full ring)");
+        }
         int disagreements = 0;
         for (KernelRequest r : replay.requests()) {
             Observation ob = obs.of(r);
