@@ -3,6 +3,8 @@ package io.cmdemux.cli;
 import io.cmdemux.gid.Gid;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.Listener;
+import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.ingress.resolve.Resolver;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import io.cmdemux.ingress.resolve.SyntheticRequest;
@@ -19,7 +21,9 @@ import io.cmdemux.observer.Observation;
 import io.cmdemux.observer.Observations;
 import io.cmdemux.observer.RejectReasons;
 import io.cmdemux.observer.TraceInstance;
+import io.cmdemux.observer.nldev.CmIdEntry;
 import io.cmdemux.observer.nldev.NldevClient;
+import io.cmdemux.observer.nldev.NldevDump;
 import io.cmdemux.observer.trace.KernelEvent;
 import io.cmdemux.observer.trace.LostEvents;
 import io.cmdemux.observer.trace.MalformedTraceLineException;
@@ -28,21 +32,26 @@ import io.cmdemux.observer.trace.TraceLineParser;
 import io.cmdemux.pods.PodDirectory;
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** `cmdemux watch` on the live kernel: our tracefs instance and kprobe, the nldev dumps, one line per request. */
 final class LiveWatch {
     private final WatchCommand cmd;
     private final Map<String, Long> skips = new HashMap<>();
+    private volatile boolean stopping;
 
     LiveWatch(WatchCommand cmd) {
         this.cmd = cmd;
@@ -54,7 +63,18 @@ final class LiveWatch {
         PodDirectory podDir = cmd.pods.load(null);
         TraceInstance t = TraceInstance.start(TraceInstance.TRACEFS, TraceInstance.NAME,
                 List.of(FeatureCheck.IB_CM_EVENTS, FeatureCheck.RDMA_CM_EVENTS), cmd.probe());
-        Thread cleanup = new Thread(() -> close(t), "cmdemux-watch-cleanup");
+        Thread reader = Thread.currentThread();
+        Thread cleanup = new Thread(() -> {
+            // SIGTERM/SIGINT: the reader must close trace_pipe before the instance can go (EBUSY otherwise).
+            stopping = true;
+            t.wakeReaders("cmdemux watch: stopping");
+            try {
+                reader.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            close(t);
+        }, "cmdemux-watch-cleanup");
         Runtime.getRuntime().addShutdownHook(cleanup);
         try (NldevClient nl = NldevClient.open(); BufferedReader pipe = t.pipe()) {
             RejectReasons reasons = RejectReasons.fromFormat(
@@ -62,7 +82,9 @@ final class LiveWatch {
             Correlator c = new Correlator(reasons, false);
             Observations obs = new Observations(nl.dump(), () -> dumpOrNull(nl), pid -> namespaceOf(state, pid));
             TraceLineParser parser = new TraceLineParser();
-            for (String line = pipe.readLine(); line != null; line = pipe.readLine()) {
+            cmd.terminal.err().println("watch: reading " + t.directory() + "/trace_pipe");
+            cmd.terminal.err().flush();
+            for (String line = pipe.readLine(); line != null && !stopping; line = pipe.readLine()) {
                 KernelEvent e;
                 try {
                     e = parser.parse(line);
@@ -82,14 +104,18 @@ final class LiveWatch {
                     if (!cmd.wanted(ob, podDir)) {
                         continue;
                     }
-                    Decision d = predict(state, r);
-                    boolean agree = d != null && agrees(state, ob, d);
+                    // rdma_cm's listeners as the kernel lists them now (a wildcard one once per device).
+                    HostState now = new HostState(state.topology(), state.rdma(), listeners(obs.dump()));
+                    Decision d = predict(now, r);
+                    boolean agree = d != null && agrees(now, ob, d);
                     List<String> pods = ob.namespace() == null ? List.of() : podDir.podNames(ob.namespace().inode());
-                    cmd.print(state, ob, d, agree, pods);
+                    cmd.print(now, ob, d, agree, pods);
                 }
             }
         } finally {
-            Runtime.getRuntime().removeShutdownHook(cleanup);
+            if (!stopping) {
+                Runtime.getRuntime().removeShutdownHook(cleanup);
+            }
             close(t);
         }
         return ExitCode.OK;
@@ -101,7 +127,7 @@ final class LiveWatch {
         }
     }
 
-    private static io.cmdemux.observer.nldev.NldevDump dumpOrNull(NldevClient nl) {
+    private static NldevDump dumpOrNull(NldevClient nl) {
         try {
             return nl.dump();
         } catch (IOException e) {
@@ -115,6 +141,35 @@ final class LiveWatch {
         } catch (IOException e) {
             System.err.println("cmdemux: could not remove " + t.directory() + ": " + e.getMessage());
         }
+    }
+
+    /** The LISTEN cm_ids of the dump as the resolver's listeners, in the namespace of each owner's process. */
+    static ListenerTable listeners(NldevDump dump) {
+        List<Listener> out = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        long order = 1;
+        for (CmIdEntry c : dump.cmIds()) {
+            if (!c.listening() || c.src() == null || c.pid() == 0) {
+                continue;
+            }
+            NetnsId ns;
+            try {
+                ns = NetnsDiscovery.idOf(Path.of("/proc", Integer.toString(c.pid()), "ns", "net"));
+            } catch (IOException e) {
+                continue; // the owner is gone
+            }
+            PortSpace ps = PortSpace.byCode(c.ps());
+            if (ps == null) {
+                continue;
+            }
+            InetAddress a = c.src().getAddress();
+            int scope = a instanceof Inet6Address v6 ? v6.getScopeId() : 0;
+            if (seen.add(ns + " " + ps + " " + c.src())) {
+                out.add(new Listener(ns, ps, c.src().getPort(), a, Listener.defaultAfonly(a), scope, order++, null,
+                        "pid " + c.pid()));
+            }
+        }
+        return new ListenerTable(dump.cmIds().size(), out);
     }
 
     static Optional<NetnsRef> namespaceOf(HostState state, int pid) {

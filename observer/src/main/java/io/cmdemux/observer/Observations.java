@@ -23,6 +23,11 @@ public final class Observations {
         this.pids = pids;
     }
 
+    /** The last nldev dump asked for. */
+    public NldevDump dump() {
+        return dump;
+    }
+
     public Observation of(KernelRequest r) {
         if (!(r.outcome() instanceof KernelOutcome.Delivered d)) {
             return new Observation(r, null, null);

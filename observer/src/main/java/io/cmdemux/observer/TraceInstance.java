@@ -27,6 +27,7 @@ public final class TraceInstance implements AutoCloseable {
     private final Path tracefs;
     private final Path dir;
     private final boolean probe;
+    private boolean closed;
 
     private TraceInstance(Path tracefs, Path dir, boolean probe) {
         this.tracefs = tracefs;
@@ -91,8 +92,25 @@ public final class TraceInstance implements AutoCloseable {
         appendLine(tracefs.resolve("kprobe_events"), ReqProbe.removal(), true);
     }
 
+    /**
+     * Wakes a reader blocked in trace_pipe with a line in our own buffer (trace_marker): tracefs refuses to remove
+     * an instance whose trace_pipe is open (EBUSY), so a reader must see it is time to stop and close it first.
+     */
+    public void wakeReaders(String why) {
+        try {
+            Files.writeString(dir.resolve("trace_marker"), why + "\n", StandardCharsets.US_ASCII,
+                    StandardOpenOption.WRITE);
+        } catch (IOException e) {
+            LOG.debug("trace_marker of {}: {}", dir, e.getMessage());
+        }
+    }
+
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
         if (probe) {
             Path kp = dir.resolve("events").resolve(ReqProbe.GROUP).resolve("enable");
             if (Files.exists(kp)) {

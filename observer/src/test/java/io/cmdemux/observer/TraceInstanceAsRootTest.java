@@ -86,6 +86,27 @@ class TraceInstanceAsRootTest {
     }
 
     @Test
+    void aReaderBlockedInTracePipeIsWokenSoThatTheInstanceCanGo() throws Exception {
+        TraceInstance t = TraceInstance.start(mount, NAME + "-pipe", List.of(), null);
+        java.util.concurrent.atomic.AtomicReference<String> got = new java.util.concurrent.atomic.AtomicReference<>();
+        Thread reader = new Thread(() -> {
+            try (java.io.BufferedReader r = t.pipe()) {
+                got.set(r.readLine());
+            } catch (java.io.IOException e) {
+                got.set("error: " + e);
+            }
+        });
+        reader.start();
+        Thread.sleep(300);
+        t.wakeReaders("cmdemux test: stopping");
+        reader.join(5000);
+        assertThat(reader.isAlive()).as("the reader still blocks in trace_pipe").isFalse();
+        assertThat(got.get()).contains("tracing_mark_write: cmdemux test: stopping");
+        t.close();
+        assertThat(t.directory()).doesNotExist();
+    }
+
+    @Test
     void anEventSystemTheKernelLacksIsATypedErrorAndLeavesNoInstance() throws Exception {
         Path dir = mount.resolve("instances").resolve(NAME + "-missing");
         try {
