@@ -411,6 +411,35 @@ record_nldev() {
 # requests, so that a REJ the kernel decided on but rxe could not send (no route back) still shows.
 TRACEFS=/sys/kernel/tracing
 TRACE_INSTANCE=$TRACEFS/instances/cmdemux
+# With the observer running live (CMDEMUX_LAB_WATCH=1 put a JDK on the scenario disk) the name cmdemux is its
+# instance; ours is cmdemux-lab then, and enables the observer's own kprobe event beside it.
+LIVE_WATCH=0
+[ -x /lab/jdk/bin/java ] && [ -f /lab/cmdemux.jar ] && { LIVE_WATCH=1; TRACE_INSTANCE=$TRACEFS/instances/cmdemux-lab; }
+WATCH_PID=
+start_watch() {
+  mkdir -p "$OUT/watch"
+  /lab/jdk/bin/java -XX:TieredStopAtLevel=1 -Xshare:auto -jar /lab/cmdemux.jar watch --json \
+    > "$OUT/watch/watch.jsonl" 2> "$OUT/watch/watch.err" &
+  WATCH_PID=$!
+  local i
+  for i in $(seq 1 480); do
+    grep -q "reading $TRACEFS/instances/cmdemux/trace_pipe" "$OUT/watch/watch.err" 2>/dev/null && break
+    running "$WATCH_PID" || break
+    sleep 0.5
+  done
+  grep -q "reading " "$OUT/watch/watch.err" || { log "watch did not start: $(cat "$OUT/watch/watch.err")"; return 1; }
+  log "cmdemux watch (pid $WATCH_PID) reads its instance"
+}
+stop_watch() {
+  [ -n "$WATCH_PID" ] || return 0
+  kill -TERM "$WATCH_PID" 2>/dev/null
+  local i
+  for i in $(seq 1 120); do running "$WATCH_PID" || break; sleep 0.5; done
+  wait "$WATCH_PID" 2>/dev/null; echo "exit $?" > "$OUT/watch/exit"
+  # What the observer left behind after SIGTERM: nothing, or this says what.
+  { ls "$TRACEFS/instances"; grep cmdemux/ "$TRACEFS/kprobe_events"; } > "$OUT/watch/left-after-exit.txt" 2>&1
+  WATCH_PID=
+}
 start_trace() {
   mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || die "cannot mount tracefs"
   [ -d "$TRACE_INSTANCE" ] && rmdir "$TRACE_INSTANCE"
@@ -441,9 +470,14 @@ start_trace() {
   # The observer's own kprobe (cmdemux/req on cma_ib_req_handler), its fetch args computed by the observer's
   # Java code from this kernel's BTF (scripts/lab/run puts its definition on the scenario disk), and beside it
   # the same fields named for the kernel's own BTF resolution, so that the recording shows whether both agree.
+  if [ "$LIVE_WATCH" = 1 ]; then
+    start_watch || die "cmdemux watch did not start in the guest"
+  fi
   if [ -s /lab/observer-kprobes.txt ]; then
     while read -r def; do
       [ -n "$def" ] || continue
+      # The live observer defined cmdemux/req itself; only the kernel-resolved twin is ours then.
+      [ "$LIVE_WATCH" = 1 ] && case $def in p:cmdemux/req\ *) continue ;; esac
       if echo "$def" >> "$TRACEFS/kprobe_events" 2>> "$OUT/tracefs/kprobes.txt"; then
         echo "observer: $def" >> "$OUT/tracefs/kprobes.txt"
       else
@@ -475,7 +509,7 @@ stop_trace() {
   done
   rmdir "$TRACE_INSTANCE" || log "warning: could not remove $TRACE_INSTANCE"
   for spec in $KRETPROBES; do echo "-:cmdemux_lab/${spec%%:*}_ret" >> "$TRACEFS/kprobe_events" 2>/dev/null; done
-  echo "-:cmdemux/req" >> "$TRACEFS/kprobe_events" 2>/dev/null
+  [ "$LIVE_WATCH" = 1 ] || echo "-:cmdemux/req" >> "$TRACEFS/kprobe_events" 2>/dev/null
   echo "-:cmdemux_check/req_btf" >> "$TRACEFS/kprobe_events" 2>/dev/null
   true
 }
@@ -536,6 +570,7 @@ connect() {
 finish() {
   local i p ns
   stop_trace
+  stop_watch
   for i in "${!CAPTURE_PIDS[@]}"; do
     stop_capture "${CAPTURE_PIDS[$i]}" "${CAPTURE_FILES[$i]}" || log "warning: the client capture ${CAPTURE_FILES[$i]} did not stop cleanly"
   done

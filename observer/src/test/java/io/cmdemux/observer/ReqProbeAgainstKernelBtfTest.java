@@ -41,7 +41,8 @@ class ReqProbeAgainstKernelBtfTest {
                         .isNotNull();
                 // Both read the __be32 comm IDs as host integers; ReqProbeEvent swaps them to wire order.
                 assertThat(check.body()).contains(" remote_id=" + swap(ours.remoteId()) + " ")
-                        .contains(" local_id=" + swap(ours.localId()) + " ").contains(" port=" + ours.port() + " ")
+                        .contains(" local_id=" + swap(ours.localId()) + " ")
+                        .contains((ours.sidr() ? " sidr_port=" : " port=") + ours.port() + " ")
                         .endsWith(" event=" + ours.cmEvent());
                 compared++;
             }

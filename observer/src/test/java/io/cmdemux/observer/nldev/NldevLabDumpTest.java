@@ -49,8 +49,8 @@ class NldevLabDumpTest {
             ours.add(c.device() + "\t" + c.port() + "\t" + c.cmIdn() + "\t" + c.state() + "\t" + c.ps() + "\t"
                     + c.pid() + "\t" + sockaddr(c));
         }
-        assertThat(ours).as("cm_ids of %s", pcap).isNotEmpty()
-                .containsExactlyInAnyOrderElementsOf(awk(pcap));
+        // Empty in a scenario without listeners (no-listener-anywhere), as the awk decoder finds it too.
+        assertThat(ours).as("cm_ids of %s", pcap).containsExactlyInAnyOrderElementsOf(awk(pcap));
         assertThat(dump.devices()).extracting(RdmaLink::device).contains("rxe0");
         assertThat(dump.ports()).allSatisfy(p -> assertThat(p.port()).isPositive());
     }
