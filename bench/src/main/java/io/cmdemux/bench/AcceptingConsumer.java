@@ -39,7 +39,10 @@ final class AcceptingConsumer {
         return out;
     }
 
-    /** @param serial accept one request at a time, each waiting for its reply, as the consumer before pipelining did (for comparison) */
+    /**
+     * @param serial accept one request at a time, each waiting for its reply, as the consumer before
+     *     pipelining did (for comparison)
+     */
     static void run(InetAddress ip, int port, int seconds, boolean serial) throws Exception {
         long delivered = 0;
         long established = 0;
@@ -61,7 +64,8 @@ final class AcceptingConsumer {
                         in.add(now - t);
                         measuring = true;
                     }
-                    as.add(new Acceptance(r.traceId(), 0x100 + (int) (delivered & 0xffff), 0, 1, 1, 7, false, true, new byte[0]));
+                    as.add(new Acceptance(r.traceId(), 0x100 + (int) (delivered & 0xffff), 0, 1, 1, 7, false, true,
+                            new byte[0]));
                 }
                 long sent = System.nanoTime();
                 boolean timed = measuring;
@@ -85,8 +89,9 @@ final class AcceptingConsumer {
                 }
             }
         }
-        System.out.printf("delivered=%d accepted=%d refused=%d established=%d; counted: REQ sent to delivered p50=%.2fms p99=%.2fms,"
-                + " ACCEPT round trip p50=%.2fms p99=%.2fms%n", delivered, accepted.get(), refused.get(), established,
-                in.quantileMillis(0.5), in.quantileMillis(0.99), acceptRtt.quantileMillis(0.5), acceptRtt.quantileMillis(0.99));
+        System.out.printf("delivered=%d accepted=%d refused=%d established=%d; counted:"
+                + " REQ sent to delivered p50=%.2fms p99=%.2fms, ACCEPT round trip p50=%.2fms p99=%.2fms%n", delivered,
+                accepted.get(), refused.get(), established, in.quantileMillis(0.5), in.quantileMillis(0.99),
+                acceptRtt.quantileMillis(0.5), acceptRtt.quantileMillis(0.99));
     }
 }

@@ -42,7 +42,8 @@ final class BatchConsumer {
     private BatchConsumer() {}
 
     static void run(InetAddress ip, int port, int seconds) throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bench-consumer", true), EpollIoHandler.newFactory());
+        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bench-consumer", true),
+                EpollIoHandler.newFactory());
         Deliveries d = new Deliveries();
         try {
             Channel ch = new Bootstrap().group(group).channel(EpollDomainSocketChannel.class)
@@ -65,7 +66,8 @@ final class BatchConsumer {
         } finally {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly(3000);
         }
-        System.out.printf("delivered=%d malformed=%d rate=%.0f/s%n", d.delivered, d.malformed, d.delivered / (double) seconds);
+        System.out.printf("delivered=%d malformed=%d rate=%.0f/s%n", d.delivered, d.malformed,
+                d.delivered / (double) seconds);
     }
 
     private static void call(Channel ch, Deliveries d, Frame request) throws Exception {
@@ -73,11 +75,15 @@ final class BatchConsumer {
         ch.writeAndFlush(Unpooled.wrappedBuffer(FrameCodec.encode(request)));
         Frame reply = d.reply.get(10, TimeUnit.SECONDS);
         if (reply.status() != Wire.OK) {
-            throw new IOException(Wire.typeName(request.type()) + ": " + Wire.errnoName(reply.status()) + " " + reply.text());
+            throw new IOException(Wire.typeName(request.type()) + ": " + Wire.errnoName(reply.status()) + " "
+                    + reply.text());
         }
     }
 
-    /** Splits the stream into frames; REQs are counted where they lie, anything else is decoded and handed to {@link #call}. */
+    /**
+     * Splits the stream into frames; REQs are counted where they lie, anything else is decoded
+     * and handed to {@link #call}.
+     */
     private static final class Deliveries extends ByteToMessageDecoder {
         volatile CompletableFuture<Frame> reply;
         volatile long delivered;

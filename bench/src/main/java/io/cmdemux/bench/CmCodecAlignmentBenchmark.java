@@ -68,7 +68,8 @@ public class CmCodecAlignmentBenchmark {
             return -1;
         }
         Gid remote = v.primaryRemoteGid();
-        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo() + v.primaryLocalGid().lo()
-                + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo() + v.cmaDstAddr().lo();
+        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo()
+                + v.primaryLocalGid().lo() + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo()
+                + v.cmaDstAddr().lo();
     }
 }

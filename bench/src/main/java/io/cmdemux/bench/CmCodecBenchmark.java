@@ -68,10 +68,11 @@ public class CmCodecBenchmark {
         InetAddress src = InetAddress.getByName(source);
         InetAddress dst = InetAddress.getByName(destination);
         CmPath primary = new CmPath(0xffff, 0xffff, Gid.ofIp(src), Gid.ofIp(dst), 0x12345, 0x2, 0, 64, 0, false, 0x12);
-        CmReq req = new CmReq(0x11223344, 0, ServiceId.of(PortSpace.TCP, 18515).value(), 0x0002c90300a1b2c3L, 0, 0x11, 4, 0, 4, 0, 20,
-                0, true, 0x123456, 20, 7, 0xffff, 3, false, 7, 15, false, 0, primary, CmPath.NONE, false,
-                CmaHeader.of(src, 48879, dst).toPrivateData(new byte[0]));
-        byte[] f = RoceFrameBuilder.cmFrame(l2, L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xC000, 0xffff, 1, Mad.of(req, 0x1234));
+        CmReq req = new CmReq(0x11223344, 0, ServiceId.of(PortSpace.TCP, 18515).value(), 0x0002c90300a1b2c3L, 0, 0x11,
+                4, 0, 4, 0, 20, 0, true, 0x123456, 20, 7, 0xffff, 3, false, 7, 15, false, 0, primary,
+                CmPath.NONE, false, CmaHeader.of(src, 48879, dst).toPrivateData(new byte[0]));
+        byte[] f = RoceFrameBuilder.cmFrame(l2, L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xC000, 0xffff, 1,
+                Mad.of(req, 0x1234));
         if (!(RoceDecoder.decodeEthernet(f) instanceof FrameResult.Decoded d) || !d.frame().icrcValid()) {
             throw new IllegalStateException("the benchmark frame does not decode");
         }
@@ -123,8 +124,9 @@ public class CmCodecBenchmark {
         }
         // Folded into one value: a Blackhole call per field would cost more than reading the fields.
         Gid remote = v.primaryRemoteGid();
-        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo() + v.primaryLocalGid().lo()
-                + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo() + v.cmaDstAddr().lo();
+        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo()
+                + v.primaryLocalGid().lo() + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo()
+                + v.cmaDstAddr().lo();
     }
 
     /** As above, with the rdma_cm header interpreted as the resolver takes it: java.net addresses and a ServiceId. */

@@ -73,7 +73,8 @@ public final class CmCodecPairedBench {
                 perOp[k][r] = t[k];
             }
         }
-        System.out.printf("%d rounds of %d frames per loop, ns/op (median of the rounds) and decode / bare pass (median, mean, range of the rounds)%n"
+        System.out.printf("%d rounds of %d frames per loop, ns/op (median of the rounds) and decode / bare pass"
+                + " (median, mean, range of the rounds)%n"
                 + "  frame alone in its array:    bare pass %5.1f, decode %5.1f: %s%n"
                 + "  frame inside a larger array: bare pass %5.1f, decode %5.1f: %s%n",
                 rounds, OPS, median(perOp[0]), median(perOp[1]), ratios(perOp[1], perOp[0]),
@@ -83,7 +84,10 @@ public final class CmCodecPairedBench {
         }
     }
 
-    /** ns/op of the bare pass and the decode, alone and inside; backwards on every other round, so that a drift hits both alike. */
+    /**
+     * ns/op of the bare pass and the decode, alone and inside; backwards on every other round, so
+     * that a drift hits both alike.
+     */
     private double[] round(boolean forwards) throws MalformedException {
         double[] t = new double[4];
         for (int i = 0; i < t.length; i++) {
@@ -144,8 +148,9 @@ public final class CmCodecPairedBench {
             return -1;
         }
         Gid remote = v.primaryRemoteGid();
-        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo() + v.primaryLocalGid().lo()
-                + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo() + v.cmaDstAddr().lo();
+        return v.requestId() + v.serviceId() + v.requestPkey() + v.bthPkey() + remote.hi() + remote.lo()
+                + v.primaryLocalGid().lo() + v.cmaIpVersion() + v.cmaSrcPort() + v.cmaSrcAddr().lo()
+                + v.cmaDstAddr().lo();
     }
 
     private static String ratios(double[] decode, double[] bare) {
@@ -156,8 +161,8 @@ public final class CmCodecPairedBench {
         double[] sorted = r.clone();
         Arrays.sort(sorted);
         long over = Arrays.stream(r).filter(x -> x > 2).count();
-        return String.format("%.2f x, mean %.2f x, %.2f-%.2f x, %d of %d rounds over 2 x", median(r), Arrays.stream(r).average().orElse(0),
-                sorted[0], sorted[sorted.length - 1], over, r.length);
+        return String.format("%.2f x, mean %.2f x, %.2f-%.2f x, %d of %d rounds over 2 x", median(r),
+                Arrays.stream(r).average().orElse(0), sorted[0], sorted[sorted.length - 1], over, r.length);
     }
 
     private static double median(double[] values) {

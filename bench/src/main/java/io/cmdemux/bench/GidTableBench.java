@@ -69,8 +69,9 @@ public class GidTableBench {
         NetnsId host = new NetnsId(4, 4026531840L);
         List<NetnsState> states = new ArrayList<>();
         TreeMap<Integer, Link> hostLinks = new TreeMap<>();
-        hostLinks.put(1, new Link(1, "lo", List.of(), "loopback", new LinkInfo.Generic("loopback"), null, 0, OptionalInt.empty(), 0,
-                HwAddr.parse("00:00:00:00:00:00"), 65536, Link.IFF_UP | Link.IFF_LOOPBACK, 0, Link.ARPHRD_LOOPBACK));
+        hostLinks.put(1, new Link(1, "lo", List.of(), "loopback", new LinkInfo.Generic("loopback"), null, 0,
+                OptionalInt.empty(), 0, HwAddr.parse("00:00:00:00:00:00"), 65536, Link.IFF_UP | Link.IFF_LOOPBACK, 0,
+                Link.ARPHRD_LOOPBACK));
         hostLinks.put(2, new Link(2, "uplink", List.of(), "veth", new LinkInfo.Veth(), null, 3, OptionalInt.empty(), 0,
                 HwAddr.parse("52:54:00:12:34:56"), 1500, FLAGS, 6, Link.ARPHRD_ETHER));
         Map<Integer, NetnsId> hostPeers = new java.util.HashMap<>();
@@ -81,13 +82,17 @@ public class GidTableBench {
             NetnsId id = new NetnsId(4, 4026532000L + i);
             TreeMap<Integer, Link> links = new TreeMap<>();
             String mac = String.format("02:00:00:00:%02x:%02x", i >> 8, i & 0xff);
-            links.put(1, new Link(1, "lo", List.of(), "loopback", new LinkInfo.Generic("loopback"), null, 0, OptionalInt.empty(), 0,
-                    HwAddr.parse("00:00:00:00:00:00"), 65536, Link.IFF_UP | Link.IFF_LOOPBACK, 0, Link.ARPHRD_LOOPBACK));
-            links.put(2, new Link(2, "net1", List.of(), "macvlan", new LinkInfo.Macvlan(LinkInfo.Macvlan.MODE_BRIDGE, 0), null, 2,
+            links.put(1, new Link(1, "lo", List.of(), "loopback", new LinkInfo.Generic("loopback"), null, 0,
+                    OptionalInt.empty(), 0, HwAddr.parse("00:00:00:00:00:00"), 65536, Link.IFF_UP | Link.IFF_LOOPBACK,
+                    0, Link.ARPHRD_LOOPBACK));
+            links.put(2, new Link(2, "net1", List.of(), "macvlan",
+                    new LinkInfo.Macvlan(LinkInfo.Macvlan.MODE_BRIDGE, 0), null, 2,
                     OptionalInt.of(0), 0, HwAddr.parse(mac), 1500, FLAGS, 6, Link.ARPHRD_ETHER));
+            String v4 = String.format("10.%d.%d.%d", 100 + i / 62500, (i / 250) % 250, i % 250 + 1);
+            String v6 = String.format("fe80::ff:fe00:%x", i);
             List<Address> addrs = List.of(
-                    new Address(2, 2, InetAddresses.parse(String.format("10.%d.%d.%d", 100 + i / 62500, (i / 250) % 250, i % 250 + 1)), 16, 0, Address.IFA_F_PERMANENT, "net1", null),
-                    new Address(10, 2, InetAddresses.parse(String.format("fe80::ff:fe00:%x", i)), 64, 253, Address.IFA_F_PERMANENT, null, null));
+                    new Address(2, 2, InetAddresses.parse(v4), 16, 0, Address.IFA_F_PERMANENT, "net1", null),
+                    new Address(10, 2, InetAddresses.parse(v6), 64, 253, Address.IFA_F_PERMANENT, null, null));
             NetnsState s = new NetnsState(id, List.of("pod" + i), false, i, links, addrs, List.of(), Map.of(0, host));
             states.add(s);
             if (i == pods / 2) {
@@ -97,14 +102,16 @@ public class GidTableBench {
         without = TopologySnapshot.of(1, host, states, List.of());
         List<Address> more = new ArrayList<>(target.addresses());
         more.add(new Address(2, 2, InetAddresses.parse("10.250.0.1"), 24, 0, Address.IFA_F_PERMANENT, "net1", null));
-        changed = new NetnsState(target.id(), target.names(), false, target.hostNsid(), target.links(), more, List.of(), target.peers());
+        changed = new NetnsState(target.id(), target.names(), false, target.hostNsid(), target.links(), more, List.of(),
+                target.peers());
         with = without.with(2, List.of(changed), List.of());
         uplink = new LinkRef(host, 2);
         spec = new SoftPortSpec("soft0", "uplink", null, RoceGidRules.ROCE_V2_ONLY, TABLE);
         port = new SoftRocePort(spec);
         port.update(without);
         if (port.device().ports().get(0).gids().size() != 2 * pods + 1) {
-            throw new IllegalStateException("expected " + (2 * pods + 1) + " GIDs, got " + port.device().ports().get(0).gids().size());
+            throw new IllegalStateException("expected " + (2 * pods + 1) + " GIDs, got "
+                    + port.device().ports().get(0).gids().size());
         }
     }
 

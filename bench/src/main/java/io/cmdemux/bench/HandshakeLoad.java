@@ -96,11 +96,31 @@ final class HandshakeLoad {
         }
     }
 
+    /** What the sender and the receiver share: the handshakes in flight, the window, and what came back. */
+    private static final class Handshakes {
+        final ConcurrentHashMap<Integer, Long> started = new ConcurrentHashMap<>();
+        final Semaphore slots;
+        final AtomicLong done = new AtomicLong();
+        final AtomicLong rejected = new AtomicLong();
+        final Latencies rep = new Latencies(1 << 22);
+        final Latencies mra = new Latencies(1 << 22);
+        /** Handshakes started from here on are counted. */
+        final long from;
+        final long end;
+
+        Handshakes(int window, long from, long end) {
+            this.slots = new Semaphore(window);
+            this.from = from;
+            this.end = end;
+        }
+    }
+
     /**
      * @param warmup seconds of the same load first, not counted: five fresh JVMs compiling their hot
      *     paths (C2) take much of two cores for the first seconds
      */
-    static void run(int ifindex, HwAddr srcMac, InetAddress src, int warmup, int seconds, int window, List<String> targets) throws Exception {
+    static void run(int ifindex, HwAddr srcMac, InetAddress src, int warmup, int seconds, int window,
+            List<String> targets) throws Exception {
         List<InetAddress> dsts = new ArrayList<>();
         List<L2Header> l2s = new ArrayList<>();
         for (String t : targets) {
@@ -108,111 +128,117 @@ final class HandshakeLoad {
             dsts.add(InetAddresses.parse(p[0]));
             l2s.add(new L2Header(HwAddr.parse(p[1]), srcMac, null));
         }
-        ConcurrentHashMap<Integer, Long> started = new ConcurrentHashMap<>();
-        Semaphore slots = new Semaphore(window);
-        AtomicLong done = new AtomicLong();
-        AtomicLong rejected = new AtomicLong();
-        Latencies rep = new Latencies(1 << 22);
-        Latencies mra = new Latencies(1 << 22);
         long from = System.nanoTime() + warmup * 1_000_000_000L;
-        long end = from + seconds * 1_000_000_000L;
+        Handshakes h = new Handshakes(window, from, from + seconds * 1_000_000_000L);
         // The default receive buffer (rmem_default) holds some 150 frames: a window of a few hundred
         // handshakes answers with twice that many MRAs and REPs at once, and a REP lost there costs
         // the daemon's REP retry timeout (4 s at the REQ's response timeout of 20).
-        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 50, RECEIVE_BUFFER)) {
-            Thread rx = new Thread(() -> {
-                // One recvmmsg takes every answer already queued, and one sendmmsg sends their RTUs:
-                // a burst of REPs costs one wake-up. Answers are read in place, not decoded.
-                PacketSocket.Batch batch = new PacketSocket.Batch(64);
-                PacketSocket.SendBatch rtus = new PacketSocket.SendBatch(64, 64 << 10);
-                RoceFrameView v = new RoceFrameView();
-                try {
-                    while (System.nanoTime() < end + 2_000_000_000L) {
-                        int n = s.receive(batch);
-                        long now = System.nanoTime();
-                        for (int i = 0; i < n; i++) {
-                            byte[] f = batch.frame(i);
-                            try {
-                                v.wrapEthernet(f, 0, f.length);
-                            } catch (MalformedException e) {
-                                continue;
-                            }
-                            if (!v.icrcValid()) {
-                                continue;
-                            }
-                            switch (v.attribute()) {
-                                case REP -> {
-                                    Long t0 = started.remove(v.remoteCommId());
-                                    if (t0 != null) {
-                                        byte[] rtu = RoceFrameBuilder.reply(v, new CmRtu(v.remoteCommId(), v.localCommId(), Octets.zeros(0)), 0xc000, 0);
-                                        if (!rtus.add(rtu)) {
-                                            s.send(rtus);
-                                            rtus.add(rtu);
-                                        }
-                                        if (t0 - from >= 0) {
-                                            rep.add(now - t0);
-                                            done.incrementAndGet();
-                                        }
-                                        slots.release();
-                                    }
-                                }
-                                case MRA -> {
-                                    Long t0 = started.get(v.remoteCommId());
-                                    if (t0 != null && t0 - from >= 0) {
-                                        mra.add(now - t0);
-                                    }
-                                }
-                                case REJ -> {
-                                    Long t0 = started.remove(v.remoteCommId());
-                                    if (t0 != null) {
-                                        rejected.incrementAndGet();
-                                        slots.release();
-                                    }
-                                }
-                                default -> {
-                                    // DREQs of the consumers that leave at the end: not part of the handshakes
-                                }
-                            }
-                        }
-                        s.send(rtus);
-                    }
-                } catch (Exception e) {
-                    System.err.println("receiver: " + e);
-                }
-            }, "rx");
+        try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 50,
+                RECEIVE_BUFFER)) {
+            Thread rx = new Thread(() -> receiveAnswers(s, h), "rx");
             rx.start();
-            // REQs leave in bursts, one sendmmsg for as many as the window has room for.
-            PacketSocket.SendBatch reqs = new PacketSocket.SendBatch(64, 64 << 10);
-            int comm = 1;
-            boolean counting = false;
-            while (System.nanoTime() < end) {
-                if (!counting && System.nanoTime() - from >= 0) {
-                    counting = true;
-                    System.out.println("counting"); // for scripts/bench-handshake, which then samples CPU
-                }
-                if (!slots.tryAcquire(10, java.util.concurrent.TimeUnit.MILLISECONDS)) {
-                    continue;
-                }
-                int burst = 1 + slots.drainPermits();
-                if (burst > 64) {
-                    slots.release(burst - 64);
-                    burst = 64;
-                }
-                for (int j = 0; j < burst; j++, comm++) {
-                    int k = comm % dsts.size();
-                    long t = System.nanoTime();
-                    var req = RdmaCmRequests.req(comm, 0x0200000000000002L, 0x10 + (comm & 0xffff), comm & 0xffffff, PortSpace.TCP, src, 40000,
-                            dsts.get(k), 7471, sentAt(t, t - from >= 0));
-                    started.put(comm, t);
-                    reqs.add(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dsts.get(k))), 0xc000, 0xffff, 0, Mad.of(req, comm)));
-                }
-                s.send(reqs);
-            }
+            sendRequests(s, src, dsts, l2s, h);
             double secs = (System.nanoTime() - from) / 1e9;
             rx.join();
-            System.out.printf("handshakes=%d rate=%.0f/s rejected=%d unanswered=%d window=%d p50=%.2fms p99=%.2fms (REQ to MRA p50=%.2fms p99=%.2fms)%n",
-                    done.get(), done.get() / secs, rejected.get(), started.size(), window, rep.quantileMillis(0.5), rep.quantileMillis(0.99),
-                    mra.quantileMillis(0.5), mra.quantileMillis(0.99));
+            System.out.printf("handshakes=%d rate=%.0f/s rejected=%d unanswered=%d window=%d p50=%.2fms p99=%.2fms"
+                    + " (REQ to MRA p50=%.2fms p99=%.2fms)%n", h.done.get(), h.done.get() / secs, h.rejected.get(),
+                    h.started.size(), window, h.rep.quantileMillis(0.5), h.rep.quantileMillis(0.99),
+                    h.mra.quantileMillis(0.5), h.mra.quantileMillis(0.99));
+        }
+    }
+
+    /** The receiver thread: answers REPs with RTUs and counts what came back, until 2 s after the end. */
+    private static void receiveAnswers(PacketSocket s, Handshakes h) {
+        // One recvmmsg takes every answer already queued, and one sendmmsg sends their RTUs:
+        // a burst of REPs costs one wake-up. Answers are read in place, not decoded.
+        PacketSocket.Batch batch = new PacketSocket.Batch(64);
+        PacketSocket.SendBatch rtus = new PacketSocket.SendBatch(64, 64 << 10);
+        RoceFrameView v = new RoceFrameView();
+        try {
+            while (System.nanoTime() < h.end + 2_000_000_000L) {
+                int n = s.receive(batch);
+                long now = System.nanoTime();
+                for (int i = 0; i < n; i++) {
+                    byte[] f = batch.frame(i);
+                    try {
+                        v.wrapEthernet(f, 0, f.length);
+                    } catch (MalformedException e) {
+                        continue;
+                    }
+                    if (!v.icrcValid()) {
+                        continue;
+                    }
+                    switch (v.attribute()) {
+                        case REP -> {
+                            Long t0 = h.started.remove(v.remoteCommId());
+                            if (t0 != null) {
+                                CmRtu answer = new CmRtu(v.remoteCommId(), v.localCommId(), Octets.zeros(0));
+                                byte[] rtu = RoceFrameBuilder.reply(v, answer, 0xc000, 0);
+                                if (!rtus.add(rtu)) {
+                                    s.send(rtus);
+                                    rtus.add(rtu);
+                                }
+                                if (t0 - h.from >= 0) {
+                                    h.rep.add(now - t0);
+                                    h.done.incrementAndGet();
+                                }
+                                h.slots.release();
+                            }
+                        }
+                        case MRA -> {
+                            Long t0 = h.started.get(v.remoteCommId());
+                            if (t0 != null && t0 - h.from >= 0) {
+                                h.mra.add(now - t0);
+                            }
+                        }
+                        case REJ -> {
+                            Long t0 = h.started.remove(v.remoteCommId());
+                            if (t0 != null) {
+                                h.rejected.incrementAndGet();
+                                h.slots.release();
+                            }
+                        }
+                        default -> {
+                            // DREQs of the consumers that leave at the end: not part of the handshakes
+                        }
+                    }
+                }
+                s.send(rtus);
+            }
+        } catch (Exception e) {
+            System.err.println("receiver: " + e);
+        }
+    }
+
+    /** The sender: REQs leave in bursts, one sendmmsg for as many as the window has room for, until the end. */
+    private static void sendRequests(PacketSocket s, InetAddress src, List<InetAddress> dsts, List<L2Header> l2s,
+            Handshakes h) throws Exception {
+        PacketSocket.SendBatch reqs = new PacketSocket.SendBatch(64, 64 << 10);
+        int comm = 1;
+        boolean counting = false;
+        while (System.nanoTime() < h.end) {
+            if (!counting && System.nanoTime() - h.from >= 0) {
+                counting = true;
+                System.out.println("counting"); // for scripts/bench-handshake, which then samples CPU
+            }
+            if (!h.slots.tryAcquire(10, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+                continue;
+            }
+            int burst = 1 + h.slots.drainPermits();
+            if (burst > 64) {
+                h.slots.release(burst - 64);
+                burst = 64;
+            }
+            for (int j = 0; j < burst; j++, comm++) {
+                int k = comm % dsts.size();
+                long t = System.nanoTime();
+                var req = RdmaCmRequests.req(comm, 0x0200000000000002L, 0x10 + (comm & 0xffff), comm & 0xffffff,
+                        PortSpace.TCP, src, 40000, dsts.get(k), 7471, sentAt(t, t - h.from >= 0));
+                h.started.put(comm, t);
+                reqs.add(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dsts.get(k))),
+                        0xc000, 0xffff, 0, Mad.of(req, comm)));
+            }
+            s.send(reqs);
         }
     }
 }

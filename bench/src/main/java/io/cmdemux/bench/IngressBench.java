@@ -20,6 +20,7 @@ import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * The three processes of scripts/bench-ingress:
@@ -40,24 +41,29 @@ public final class IngressBench {
 
     public static void main(String[] a) throws Exception {
         switch (a[0]) {
-            case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
-            case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]), a.length > 3 && a[3].equals("batched"));
+            case "send" -> send(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]),
+                    Integer.parseInt(a[4]), List.of(a).subList(5, a.length));
+            case "baseline" -> baseline(Integer.parseInt(a[1]), Integer.parseInt(a[2]),
+                    a.length > 3 && a[3].equals("batched"));
             case "consume" -> {
                 if (a.length > 4 && a[4].startsWith("accept")) {
-                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]), a[4].equals("accept-serial"));
+                    AcceptingConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]),
+                            a[4].equals("accept-serial"));
                 } else if (a.length > 4) {
                     consume(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 } else {
                     BatchConsumer.run(InetAddresses.parse(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 }
             }
-            case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]), Integer.parseInt(a[4]),
-                    Integer.parseInt(a[5]), Integer.parseInt(a[6]), List.of(a).subList(7, a.length));
+            case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]),
+                    Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]),
+                    List.of(a).subList(7, a.length));
             default -> throw new IllegalArgumentException("send | baseline | consume");
         }
     }
 
-    private static void send(int ifindex, HwAddr srcMac, InetAddress src, int seconds, List<String> targets) throws Exception {
+    private static void send(int ifindex, HwAddr srcMac, InetAddress src, int seconds, List<String> targets)
+            throws Exception {
         List<InetAddress> dsts = new ArrayList<>();
         List<L2Header> l2s = new ArrayList<>();
         for (String t : targets) {
@@ -73,13 +79,22 @@ public final class IngressBench {
             // scripts/bench-ingress opens its window after this pause, when the frames start, not the JVM
             System.out.println("sending");
             Thread.sleep(Long.getLong("bench.pauseSeconds", 0) * 1000);
-            long end = System.nanoTime() + seconds * 1_000_000_000L;
+            long start = System.nanoTime();
+            long end = start + seconds * 1_000_000_000L;
+            // bench.rate: REQs a second, paced (scripts/fault-restart); 0, as fast as the socket takes them
+            long rate = Long.getLong("bench.rate", 0);
             while (System.nanoTime() < end) {
+                if (rate > 0 && sent >= (System.nanoTime() - start) * rate / 1_000_000_000L) {
+                    LockSupport.parkNanos(50_000);
+                    continue;
+                }
                 // Every REQ gets a fresh comm ID, so none of them is a retransmission to the daemon.
                 int k = (int) (sent % dsts.size());
                 InetAddress dst = dsts.get(k);
-                var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000, dst, 7471, null);
-                s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, comm)));
+                var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000,
+                        dst, 7471, null);
+                s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff,
+                        0, Mad.of(req, comm)));
                 comm++;
                 sent++;
             }
@@ -110,8 +125,8 @@ public final class IngressBench {
                 }
             }
         }
-        System.out.printf("baseline_frames=%d rate=%.0f/s over %.2f s%s%n", n, n / Math.max(1e-9, (last - first) / 1e9), (last - first) / 1e9,
-                batched ? " (batched)" : "");
+        System.out.printf("baseline_frames=%d rate=%.0f/s over %.2f s%s%n", n, n / Math.max(1e-9, (last - first) / 1e9),
+                (last - first) / 1e9, batched ? " (batched)" : "");
     }
 
     /** A consumer connected over @cmdemux and listening on {@code ip:port}; says "listening" for the scripts. */
@@ -136,7 +151,8 @@ public final class IngressBench {
             while (System.nanoTime() < end) {
                 if (System.nanoTime() - nextReport >= 0) {
                     nextReport += 1_000_000_000L;
-                    System.out.printf("delivered=%d%n", n); // scripts/bench-ingress compares the last one with the daemon's count
+                    // scripts/bench-ingress compares the last one with the daemon's count
+                    System.out.printf("delivered=%d%n", n);
                 }
                 DeliveredRequest r = c.nextRequest(Duration.ofMillis(200));
                 if (r != null) {

@@ -50,7 +50,8 @@ public class PathRecordBench {
 
     @Setup
     public void setup() throws Exception {
-        PathRecord rec = new PathRecord(0x1061d2fL, DGID, SGID, 4, 2, false, 0, 0, 0, true, 1, 0xffff, 0, 0, 2, 4, 2, 7, 2, 18, 0);
+        PathRecord rec = new PathRecord(0x1061d2fL, DGID, SGID, 4, 2, false, 0, 0, 0, true, 1, 0xffff, 0, 0, 2, 4,
+                2, 7, 2, 18, 0);
         PathSource src = new PathSource() {
             @Override
             public String name() {
@@ -62,10 +63,12 @@ public class PathRecordBench {
                 return CompletableFuture.completedFuture(rec);
             }
         };
-        HostState empty = new HostState(TopologySnapshot.of(0, new NetnsId(0, 0), List.of(), List.of()), RdmaTopology.empty(), ListenerTable.empty());
+        HostState empty = new HostState(TopologySnapshot.of(0, new NetnsId(0, 0), List.of(), List.of()),
+                RdmaTopology.empty(), ListenerTable.empty());
         resolver = new PathResolver(() -> empty, Policy.empty(), src, new PathCache(100_000, Duration.ofHours(1), 0));
-        request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(7, 0, "mlx5_0", 1, PathUse.ALL.wire(), OptionalLong.of(0x1061d2fL),
-                DGID, SGID, OptionalInt.empty(), OptionalInt.of(0xffff), OptionalInt.of(0), 0));
+        request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(7, 0, "mlx5_0", 1, PathUse.ALL.wire(),
+                OptionalLong.of(0x1061d2fL), DGID, SGID, OptionalInt.empty(), OptionalInt.of(0xffff),
+                OptionalInt.of(0), 0));
         answer(); // the miss that fills the cache
     }
 
@@ -76,8 +79,8 @@ public class PathRecordBench {
 
     private byte[] answer() throws MalformedException {
         LsMessage.ResolveRequest req = (LsMessage.ResolveRequest) LsCodec.decode(NlMessage.of(request));
-        PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(), req.tclass(), req.qosClass(),
-                req.use().reversible(), OptionalInt.empty());
+        PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(),
+                req.tclass(), req.qosClass(), req.use().reversible(), OptionalInt.empty());
         PathResolver.Result r = resolver.resolve(q).join();
         return LsCodec.encodeResolveReply(req.seq(), 0, r.answer().paths().records(req.use()));
     }

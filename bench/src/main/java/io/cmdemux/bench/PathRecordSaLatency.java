@@ -48,9 +48,11 @@ public final class PathRecordSaLatency {
         int warmup = args.length > 5 ? Integer.parseInt(args[5]) : n;
         boolean raw = args.length > 6 && args[6].equals("raw");
         boolean paired = args.length > 8 && args[6].equals("paired");
-        HostState empty = new HostState(TopologySnapshot.of(0, new NetnsId(0, 0), List.of(), List.of()), RdmaTopology.empty(), ListenerTable.empty());
+        HostState empty = new HostState(TopologySnapshot.of(0, new NetnsId(0, 0), List.of(), List.of()),
+                RdmaTopology.empty(), ListenerTable.empty());
         try (SaPathSource sa = new SaPathSource(new SaClient.Settings(200, 2, 64))) {
-            PathResolver r = new PathResolver(() -> empty, Policy.empty(), sa, new PathCache(1_000_000, Duration.ofMinutes(5), 0));
+            PathResolver r = new PathResolver(() -> empty, Policy.empty(), sa,
+                    new PathCache(1_000_000, Duration.ofMinutes(5), 0));
             long[] lat = new long[n];
             if (raw) {
                 SaClient c = sa.client(dev, port);
@@ -77,7 +79,8 @@ public final class PathRecordSaLatency {
                     long[] ours = missLatencies(r, dev, port, sgid, dgid, n, 1_000_000L * round);
                     long[] sorted = ours.clone();
                     Arrays.sort(sorted);
-                    Process c = new ProcessBuilder(cProgram, dev, Integer.toString(port), sgid.toString(), dgid.toString(), Integer.toString(n))
+                    Process c = new ProcessBuilder(cProgram, dev, Integer.toString(port), sgid.toString(),
+                            dgid.toString(), Integer.toString(n))
                             .redirectErrorStream(true).start();
                     String out = new String(c.getInputStream().readAllBytes()).trim();
                     if (c.waitFor() != 0) {
@@ -86,20 +89,22 @@ public final class PathRecordSaLatency {
                     long cMedian = Long.parseLong(out.replaceAll(".*median_ns=(\\d+).*", "$1"));
                     double ratio = (double) sorted[n / 2] / cMedian;
                     ratios.add(ratio);
-                    System.out.printf("round=%d ours_median_ns=%d c_median_ns=%d ratio=%.2f c: %s%n", round, sorted[n / 2], cMedian, ratio, out);
+                    System.out.printf("round=%d ours_median_ns=%d c_median_ns=%d ratio=%.2f c: %s%n", round,
+                            sorted[n / 2], cMedian, ratio, out);
                 }
                 ratios.sort(null);
-                System.out.printf("paired_rounds=%d median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f%n", rounds, ratios.get(rounds / 2), ratios.get(0),
-                        ratios.get(rounds - 1));
+                System.out.printf("paired_rounds=%d median_ratio=%.2f min_ratio=%.2f max_ratio=%.2f%n", rounds,
+                        ratios.get(rounds / 2), ratios.get(0), ratios.get(rounds - 1));
                 return;
             }
             for (int i = 0; i < warmup + n; i++) {
-                byte[] request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(i, 0, dev, port, PathUse.ALL.wire(),
-                        OptionalLong.of(0x0000000001060000L + i), dgid, sgid, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 0));
+                byte[] request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(i, 0, dev, port,
+                        PathUse.ALL.wire(), OptionalLong.of(0x0000000001060000L + i), dgid, sgid, OptionalInt.empty(),
+                        OptionalInt.empty(), OptionalInt.empty(), 0));
                 long t0 = System.nanoTime();
                 LsMessage.ResolveRequest req = (LsMessage.ResolveRequest) LsCodec.decode(NlMessage.of(request));
-                PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(), req.tclass(),
-                        req.qosClass(), req.use().reversible(), OptionalInt.empty());
+                PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(),
+                        req.serviceId(), req.tclass(), req.qosClass(), req.use().reversible(), OptionalInt.empty());
                 // As in Responder: the reply is stacked and encoded on the thread that completes the answer (the SA
                 // client's reader, woken from umad_recv's poll as the C program is), and the clock stops there.
                 long[] done = new long[1];
@@ -112,7 +117,8 @@ public final class PathRecordSaLatency {
                     return x;
                 }).get(5, TimeUnit.SECONDS);
                 if (res.cached() || res.answer().kind() != Answer.Kind.PATHS || reply[0] == null) {
-                    throw new IllegalStateException("query " + i + " was not an SA miss with records: " + res.answer().kind() + " " + res.answer().detail());
+                    throw new IllegalStateException("query " + i + " was not an SA miss with records: "
+                            + res.answer().kind() + " " + res.answer().detail());
                 }
                 if (i >= warmup) {
                     lat[i - warmup] = done[0] - t0;
@@ -123,15 +129,17 @@ public final class PathRecordSaLatency {
     }
 
     /** n SA misses through the responder's path, each with a new service ID from {@code base}; latencies in ns. */
-    private static long[] missLatencies(PathResolver r, String dev, int port, Gid sgid, Gid dgid, int n, long base) throws Exception {
+    private static long[] missLatencies(PathResolver r, String dev, int port, Gid sgid, Gid dgid, int n, long base)
+            throws Exception {
         long[] lat = new long[n];
         for (int i = 0; i < n; i++) {
-            byte[] request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(i, 0, dev, port, PathUse.ALL.wire(),
-                    OptionalLong.of(0x0000000100000000L + base + i), dgid, sgid, OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 0));
+            byte[] request = LsCodec.encodeResolveRequest(new LsMessage.ResolveRequest(i, 0, dev, port,
+                    PathUse.ALL.wire(), OptionalLong.of(0x0000000100000000L + base + i), dgid, sgid,
+                    OptionalInt.empty(), OptionalInt.empty(), OptionalInt.empty(), 0));
             long t0 = System.nanoTime();
             LsMessage.ResolveRequest req = (LsMessage.ResolveRequest) LsCodec.decode(NlMessage.of(request));
-            PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(), req.serviceId(), req.tclass(),
-                    req.qosClass(), req.use().reversible(), OptionalInt.empty());
+            PathQuery q = new PathQuery(req.device(), req.port(), req.sgid(), req.dgid(), req.pkey(),
+                    req.serviceId(), req.tclass(), req.qosClass(), req.use().reversible(), OptionalInt.empty());
             long[] done = new long[1];
             byte[][] reply = new byte[1][];
             PathResolver.Result res = r.resolve(q).thenApply(x -> {
@@ -142,7 +150,8 @@ public final class PathRecordSaLatency {
                 return x;
             }).get(5, TimeUnit.SECONDS);
             if (res.cached() || reply[0] == null) {
-                throw new IllegalStateException("query " + i + " was not an SA miss with records: " + res.answer().kind() + " " + res.answer().detail());
+                throw new IllegalStateException("query " + i + " was not an SA miss with records: "
+                        + res.answer().kind() + " " + res.answer().detail());
             }
             lat[i] = done[0] - t0;
         }
@@ -156,7 +165,7 @@ public final class PathRecordSaLatency {
         }
         long[] s = lat.clone();
         Arrays.sort(s);
-        System.out.printf("queries=%d mean_ns=%d median_ns=%d p99_ns=%d min_ns=%d warmup=%d (%s)%n", n, sum / n, s[n / 2], s[(int) (n * 0.99)],
-                s[0], warmup, what);
+        System.out.printf("queries=%d mean_ns=%d median_ns=%d p99_ns=%d min_ns=%d warmup=%d (%s)%n", n, sum / n,
+                s[n / 2], s[(int) (n * 0.99)], s[0], warmup, what);
     }
 }

@@ -130,7 +130,8 @@ public class PipelineBench {
         NetnsId host = b.host();
         b.link(host, 2, "up0").add();
         List<GidEntry> gids = new ArrayList<>();
-        gids.add(new GidEntry(0, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V2, new LinkRef(host, 2), OptionalInt.empty()));
+        gids.add(new GidEntry(0, Gid.parse("fe80::ff:fe00:2"), GidType.ROCE_V2, new LinkRef(host, 2),
+                OptionalInt.empty()));
         List<Listener> listeners = new ArrayList<>();
         List<InetAddress> pods = new ArrayList<>();
         List<L2Header> l2s = new ArrayList<>();
@@ -139,14 +140,17 @@ public class PipelineBench {
             NetnsId pod = b.pod("pod" + p, p);
             String ip = "10.99.0.1" + p;
             b.link(pod, 10, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).add().addr(pod, 10, ip + "/24");
-            gids.add(new GidEntry(gids.size(), Gid.parse(ip), GidType.ROCE_V2, new LinkRef(pod, 10), OptionalInt.empty()));
-            listeners.add(new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, p, null, "consumer-" + p));
+            gids.add(new GidEntry(gids.size(), Gid.parse(ip), GidType.ROCE_V2, new LinkRef(pod, 10),
+                    OptionalInt.empty()));
+            listeners.add(new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, p, null,
+                    "consumer-" + p));
             pods.add(InetAddresses.parse(ip));
             l2s.add(new L2Header(HwAddr.parse("02:99:00:00:00:0" + p), client, null));
         }
-        RdmaPort rport = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0, List.of(), gids, new PkeyTable(List.of(0xffff)),
-                new LinkRef(host, 2), List.of());
-        RdmaTopology rdma = new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, List.of(new RdmaDevice("rxe0", 0, true, null, List.of(rport))));
+        RdmaPort rport = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0, List.of(), gids,
+                new PkeyTable(List.of(0xffff)), new LinkRef(host, 2), List.of());
+        RdmaTopology rdma = new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,
+                List.of(new RdmaDevice("rxe0", 0, true, null, List.of(rport))));
         ListenerTable table = new ListenerTable(1, listeners);
         consumers.listeners = table;
         state = new HostState(b.snapshot(1), rdma, table);
@@ -155,8 +159,10 @@ public class PipelineBench {
         for (int comm = 1; comm <= FRAMES; comm++) {
             int k = comm % pods.size();
             InetAddress dst = pods.get(k);
-            var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000, dst, 7471, null);
-            frames[comm - 1] = RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, comm));
+            var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000,
+                    dst, 7471, null);
+            frames[comm - 1] = RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000,
+                    0xffff, 0, Mad.of(req, comm));
         }
     }
 
@@ -166,8 +172,8 @@ public class PipelineBench {
         RejLimiter limiter = new RejLimiter(1000);
         sessions = new Sessions(Sessions.Config.defaults(), consumers, metrics, 0x0200000000000002L);
         Dispatcher dispatcher = new Dispatcher(consumers, metrics, limiter, Duration.ofSeconds(60), sessions);
-        pipeline = new Pipeline(() -> state, new DecisionCache(100_000), ResolverMode.KERNEL, true, dispatcher, sessions, limiter, metrics,
-                new DecisionLog(100));
+        pipeline = new Pipeline(() -> state, new DecisionCache(100_000), ResolverMode.KERNEL, true, dispatcher,
+                sessions, limiter, metrics, new DecisionLog(100));
         Decision d = pipeline.onFrame("rxe0", frames[0], System.nanoTime(), port);
         if (d == null || d.outcome() != Decision.Outcome.DELIVER) {
             throw new IllegalStateException("the benchmark request is not delivered: " + d);
@@ -197,7 +203,8 @@ public class PipelineBench {
             b.pipeline.onFrame("rxe0", b.frames[b.i++], System.nanoTime(), b.port);
         }
         long after = usedAfterGc();
-        System.out.printf("retained per delivered REQ: %d bytes (%d REQs, %d sessions)%n", (after - before) / n, n, b.sessions.size());
+        System.out.printf("retained per delivered REQ: %d bytes (%d REQs, %d sessions)%n", (after - before) / n, n,
+                b.sessions.size());
         b.stop();
     }
 

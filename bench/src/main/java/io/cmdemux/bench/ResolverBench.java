@@ -57,9 +57,9 @@ public class ResolverBench {
     private int i;
 
     /** Comparable to the cache's key: the same fields, hashed and compared the same way. */
-    record PacketMetaKey(String device, int port, NetworkType type, Gid dgid, Gid ourGid, int pkey, int bthPkey, long sid,
-            int cmaVersion, int ipVersion, InetAddress dst, InetAddress src, OptionalInt vlan, Object dmac, ResolverMode mode,
-            HostState.Generations g) {}
+    record PacketMetaKey(String device, int port, NetworkType type, Gid dgid, Gid ourGid, int pkey,
+            int bthPkey, long sid, int cmaVersion, int ipVersion, InetAddress dst, InetAddress src, OptionalInt vlan,
+            Object dmac, ResolverMode mode, HostState.Generations g) {}
 
     @Setup
     public void setup() {
@@ -92,7 +92,8 @@ public class ResolverBench {
                 }
             }
             for (int l = 0; l < 10; l++) {
-                listeners.add(new Listener(pod, PortSpace.TCP, 7000 + l, InetAddresses.parse("0.0.0.0"), false, 0, order++, null, "bench"));
+                listeners.add(new Listener(pod, PortSpace.TCP, 7000 + l, InetAddresses.parse("0.0.0.0"), false, 0,
+                        order++, null, "bench"));
             }
         }
         RdmaTopology rdma = new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED, List.of(
@@ -117,21 +118,25 @@ public class ResolverBench {
 
     private static RdmaDevice device(String name, LinkRef netdev, List<GidEntry> gids) {
         List<GidEntry> all = new ArrayList<>(gids);
-        all.add(0, new GidEntry(0, Gid.parse("fe80::ff:fe00:" + netdev.ifindex()), GidType.ROCE_V2, netdev, OptionalInt.empty()));
-        RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0, List.of(), all, new PkeyTable(List.of(0xffff)), netdev, List.of());
+        all.add(0, new GidEntry(0, Gid.parse("fe80::ff:fe00:" + netdev.ifindex()), GidType.ROCE_V2, netdev,
+                OptionalInt.empty()));
+        RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0, List.of(), all,
+                new PkeyTable(List.of(0xffff)), netdev, List.of());
         return new RdmaDevice(name, 0, true, null, List.of(port));
     }
 
     private static PacketMeta meta(String dev, String dst, String src) {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse(src);
-        return new PacketMeta(new IngressKey(dev, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, 1, QpType.RC, Gid.ofIp(s));
+        return new PacketMeta(new IngressKey(dev, 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d),
+                Gid.ofIp(s), 0xffff, 0xffff, PortSpace.TCP.serviceId(7005), 0, 4, d, s, 40000, OptionalInt.empty(),
+                null, false, 1, QpType.RC, Gid.ofIp(s));
     }
 
     private PacketMetaKey key(PacketMeta m) {
-        return new PacketMetaKey(m.key().device(), m.key().port(), m.networkType(), m.dgid(), m.ourGid(), m.pkey(), m.bthPkey(), m.serviceId(),
-                m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.vlan(), m.dmac(), ResolverMode.KERNEL, state.generations());
+        return new PacketMetaKey(m.key().device(), m.key().port(), m.networkType(), m.dgid(), m.ourGid(), m.pkey(),
+                m.bthPkey(), m.serviceId(), m.cmaVersion(), m.ipVersion(), m.dstIp(), m.srcIp(), m.vlan(), m.dmac(),
+                ResolverMode.KERNEL, state.generations());
     }
 
     private PacketMeta next() {

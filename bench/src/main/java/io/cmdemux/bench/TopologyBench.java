@@ -46,9 +46,11 @@ public final class TopologyBench {
         System.out.printf("build_first_ms=%.1f%n", builds[0]);
         double[] rest = Arrays.copyOfRange(builds, Math.min(1, buildRuns - 1), buildRuns);
         Arrays.sort(rest);
-        System.out.printf("build_median_ms=%.1f build_min_ms=%.1f (runs after the first: %d)%n", rest[rest.length / 2], rest[0], rest.length);
+        System.out.printf("build_median_ms=%.1f build_min_ms=%.1f (runs after the first: %d)%n", rest[rest.length / 2],
+                rest[0], rest.length);
 
-        try (NetnsExecutor exec = new NetnsExecutor(2); TopologyWatcher w = new TopologyWatcher(new NetnsDiscovery(), exec)) {
+        try (NetnsExecutor exec = new NetnsExecutor(2); TopologyWatcher w = new TopologyWatcher(new NetnsDiscovery(),
+                exec)) {
             long t0 = System.nanoTime();
             w.start();
             System.out.printf("watcher_start_ms=%.1f%n", (System.nanoTime() - t0) / 1e6);
@@ -60,7 +62,8 @@ public final class TopologyBench {
                 String op = (i / pods) % 2 == 0 ? "add" : "del";
                 long gen = w.current().generation();
                 long s0 = System.nanoTime();
-                Process p = new ProcessBuilder("ip", "-n", pod, "addr", op, "2001:db8:ffff::" + Integer.toHexString(i % pods + 1) + "/128", "dev", "lo")
+                Process p = new ProcessBuilder("ip", "-n", pod, "addr", op,
+                        "2001:db8:ffff::" + Integer.toHexString(i % pods + 1) + "/128", "dev", "lo")
                         .redirectErrorStream(true).start();
                 if (p.waitFor() != 0) {
                     throw new IllegalStateException("ip failed: " + new String(p.getInputStream().readAllBytes()));

@@ -10,8 +10,10 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 
 @Command(name = "cni", mixinStandardHelpOptions = true,
-        description = {"The cmdemux-cni plugin run in this JVM: reads one CNI request as a runtime sends it (CNI_* environment, the",
-                "configuration on stdin) and answers it on stdout with the CNI exit code. The installed cmdemux-cni executable",
+        description = {"The cmdemux-cni plugin run in this JVM: reads one CNI request as a runtime sends it"
+                + " (CNI_* environment, the",
+                "configuration on stdin) and answers it on stdout with the CNI exit code."
+                + " The installed cmdemux-cni executable",
                 "hands requests to the running daemon and runs this only when the daemon cannot be reached."})
 final class CniCommand implements Callable<Integer> {
     /** Configurations with prevResult are a few KiB; anything near this is not one. */
@@ -35,10 +37,12 @@ final class CniCommand implements Callable<Integer> {
         try {
             o = CniPlugin.standalone().run(env, stdin);
         } catch (IOException e) {
-            String msg = "{\"cniVersion\":\"1.1.0\",\"code\":5,\"msg\":\"cannot identify the host namespace\",\"details\":\"" + jsonText(e.getMessage()) + "\"}\n";
+            String msg = "{\"cniVersion\":\"1.1.0\",\"code\":5,\"msg\":\"cannot identify the host namespace\","
+                    + "\"details\":\"" + jsonText(e.getMessage()) + "\"}\n";
             o = new CniOutcome(1, msg.getBytes(java.nio.charset.StandardCharsets.UTF_8), "");
         }
-        // The runtime parses these bytes as the CNI result: they go out as CniPlugin made them, not through a writer's charset.
+        // The runtime parses these bytes as the CNI result: they go out as CniPlugin made them, not
+        // through a writer's charset.
         System.out.write(o.stdout(), 0, o.stdout().length);
         System.out.flush();
         if (!o.stderr().isEmpty()) {

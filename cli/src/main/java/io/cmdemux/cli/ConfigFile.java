@@ -41,8 +41,9 @@ final class ConfigFile {
         }
         for (String key : p.stringPropertyNames()) {
             if (!known.contains(key)) {
-                throw new IllegalArgumentException("--config " + file + ": '" + key + "' is no setting of " + command.name()
-                        + " (the settings are its long options without the dashes: " + String.join(", ", known) + ")");
+                throw new IllegalArgumentException("--config " + file + ": '" + key + "' is no setting of "
+                        + command.name() + " (the settings are its long options without the dashes: "
+                        + String.join(", ", known) + ")");
             }
         }
         return new PropertiesDefaultProvider(p);

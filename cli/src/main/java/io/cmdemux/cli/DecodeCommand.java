@@ -56,9 +56,11 @@ final class DecodeCommand implements Callable<Integer> {
                 // The frames before the damage were printed; say where the file breaks and stop.
                 if (json) {
                     out.println(TopologyView.JSON.writeValueAsString(TopologyView.JSON.createObjectNode()
-                            .put("frame", last + 1).put("error", "capture file: " + e.reason()).put("fileOffset", e.offset())));
+                            .put("frame", last + 1).put("error", "capture file: " + e.reason())
+                                    .put("fileOffset", e.offset())));
                 }
-                err.println("cmdemux: " + file + ": capture ends in damage after frame " + last + ": " + e.getMessage());
+                err.println("cmdemux: " + file + ": capture ends in damage after frame " + last + ": "
+                        + e.getMessage());
             }
         }
         out.flush();

@@ -17,6 +17,7 @@ import io.cmdemux.ingress.resolve.SyntheticRequest;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.InetAddresses;
+import io.cmdemux.render.picture.Graph;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
@@ -32,7 +33,8 @@ final class ExplainCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
 
-    @Option(names = "--device", paramLabel = "D", description = "RDMA device the REQ arrives on (default: the only one)")
+    @Option(names = "--device", paramLabel = "D",
+            description = "RDMA device the REQ arrives on (default: the only one)")
     String device;
 
     @Option(names = "--port", paramLabel = "P", description = "port number (default 1)")
@@ -41,13 +43,16 @@ final class ExplainCommand implements Callable<Integer> {
     @Option(names = "--pkey", paramLabel = "K", description = "the REQ's P_Key (default 0xffff)")
     String pkey = "0xffff";
 
-    @Option(names = "--guid", paramLabel = "G", description = "IB: the port or alias GUID the REQ names (our GID = fe80:: + GUID)")
+    @Option(names = "--guid", paramLabel = "G",
+            description = "IB: the port or alias GUID the REQ names (our GID = fe80:: + GUID)")
     String guid;
 
-    @Option(names = "--dgid", paramLabel = "G", description = "the packet's destination GID (default: the destination IP as a GID)")
+    @Option(names = "--dgid", paramLabel = "G",
+            description = "the packet's destination GID (default: the destination IP as a GID)")
     String dgid;
 
-    @Option(names = "--dst", paramLabel = "IP:PORT", required = true, description = "our address and the listener port (rdma_cm header + service ID)")
+    @Option(names = "--dst", paramLabel = "IP:PORT", required = true,
+            description = "our address and the listener port (rdma_cm header + service ID)")
     String dst;
 
     @Option(names = "--src", paramLabel = "IP:PORT", required = true, description = "the requester's address and port")
@@ -66,7 +71,8 @@ final class ExplainCommand implements Callable<Integer> {
     boolean afIb;
 
     @Option(names = "--qp-type", paramLabel = "RC|UC|UD|XRC_TGT",
-            description = "the requester's QP type; UD sends a SIDR REQ (default: UD for udp and ipoib, RC otherwise, as librdmacm's ids)")
+            description = "the requester's QP type; UD sends a SIDR REQ (default: UD for udp and ipoib, RC otherwise,"
+                    + " as librdmacm's ids)")
     String qpType;
 
     @Mixin
@@ -88,11 +94,14 @@ final class ExplainCommand implements Callable<Integer> {
         var topo = state.topology();
         Format f = opts.format();
         if (f.picture()) {
-            terminal.out().print(Pictures.render(DecisionPictures.graph(topo, state.rdma(), meta, ds.get(0), ds.size() == 2 ? ds.get(1) : null), f));
+            Decision second = ds.size() == 2 ? ds.get(1) : null;
+            Graph graph = DecisionPictures.graph(topo, state.rdma(), meta, ds.get(0), second);
+            terminal.out().print(Pictures.render(graph, f));
             return;
         }
         if (f == Format.JSON) {
-            ObjectNode o = ds.size() == 2 ? DecisionView.bothJson(topo, ds.get(0), ds.get(1)) : DecisionView.json(topo, ds.get(0));
+            ObjectNode o = ds.size() == 2 ? DecisionView.bothJson(topo, ds.get(0), ds.get(1))
+                    : DecisionView.json(topo, ds.get(0));
             terminal.out().println(TopologyView.JSON.writeValueAsString(o));
             return;
         }
@@ -101,13 +110,15 @@ final class ExplainCommand implements Callable<Integer> {
         }
         if (ds.size() == 2) {
             String hint = DecisionView.disagreementHint(topo, ds.get(0), ds.get(1));
-            terminal.out().println(hint == null ? "kernel and netstack agree." : "kernel and netstack DISAGREE: " + hint);
+            terminal.out().println(hint == null ? "kernel and netstack agree."
+                    : "kernel and netstack DISAGREE: " + hint);
         }
     }
 
     PacketMeta meta(HostState state) {
         InetSocketAddress d = InetAddresses.parseEndpoint("--dst", dst);
-        SyntheticRequest r = SyntheticRequest.to(d, InetAddresses.parseEndpoint("--src", src)).port(port).pkey(Integer.decode(pkey))
+        SyntheticRequest r = SyntheticRequest.to(d, InetAddresses.parseEndpoint("--src", src)).port(port)
+                .pkey(Integer.decode(pkey))
                 .portSpace(PortSpace.parse(ps)).afIb(afIb);
         if (device != null) {
             r.device(device);
@@ -131,7 +142,8 @@ final class ExplainCommand implements Callable<Integer> {
             return r.meta(state.rdma());
         } catch (IllegalArgumentException e) {
             if (state.rdma().devices().isEmpty()) {
-                throw new IllegalArgumentException(e.getMessage() + ": define a soft port with --rdma-port NAME=NETDEV", e);
+                throw new IllegalArgumentException(e.getMessage()
+                        + ": define a soft port with --rdma-port NAME=NETDEV", e);
             }
             if (device == null && state.rdma().devices().size() > 1) {
                 throw new IllegalArgumentException(e.getMessage() + " with --device", e);

@@ -28,7 +28,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "gid-index", mixinStandardHelpOptions = true,
-        description = {"The GID index a pod must use for one of its IPs: the value NCCL_IB_GID_INDEX needs. The pod is named by",
+        description = {"The GID index a pod must use for one of its IPs: the value NCCL_IB_GID_INDEX needs."
+                + " The pod is named by",
                 "its namespace file, a process in it, or (for pods cmdemux-cni registered) its Kubernetes name.",
                 "Exit 1, with the reason, when there is none."})
 final class GidIndexCommand implements Callable<Integer> {
@@ -39,10 +40,12 @@ final class GidIndexCommand implements Callable<Integer> {
 
     static final class Which {
         @Option(names = "--netns", paramLabel = "PATH", required = true,
-                description = "the pod's namespace: a path such as /run/netns/pod1 (or, with --snapshot, a name or inode)")
+                description = "the pod's namespace: a path such as /run/netns/pod1 (or, with --snapshot,"
+                        + " a name or inode)")
         String netns;
 
-        @Option(names = "--pid", paramLabel = "PID", required = true, description = "a process in the pod (its /proc/PID/ns/net)")
+        @Option(names = "--pid", paramLabel = "PID", required = true,
+                description = "a process in the pod (its /proc/PID/ns/net)")
         Integer pid;
 
         @Option(names = "--pod", paramLabel = "NAMESPACE/NAME", required = true,
@@ -53,10 +56,12 @@ final class GidIndexCommand implements Callable<Integer> {
     @ArgGroup(exclusive = true, multiplicity = "1")
     Which which;
 
-    @Option(names = "--ip", paramLabel = "ADDR", description = "the pod's IP address (with --pod: its registered IP when it has only one)")
+    @Option(names = "--ip", paramLabel = "ADDR",
+            description = "the pod's IP address (with --pod: its registered IP when it has only one)")
     String ip;
 
-    @Option(names = "--type", paramLabel = "v1|v2", defaultValue = "v2", description = "GID type (default: ${DEFAULT-VALUE})")
+    @Option(names = "--type", paramLabel = "v1|v2", defaultValue = "v2",
+            description = "GID type (default: ${DEFAULT-VALUE})")
     String type;
 
     @Option(names = "--json", description = "machine-readable output")
@@ -78,7 +83,8 @@ final class GidIndexCommand implements Callable<Integer> {
         InetAddress addr = ip != null ? InetAddresses.parse(ip) : onlyIp(reg);
         GidType t = GidType.parse(type, true);
         RdmaSource.Loaded l = RdmaSource.load(rdma);
-        NetnsState ns = reg != null ? byInode(l.topology(), reg.netnsInode(), reg.netnsPath()) : namespace(l.topology());
+        NetnsState ns = reg != null ? byInode(l.topology(), reg.netnsInode(), reg.netnsPath())
+                : namespace(l.topology());
         GidIndexQuery.Answer a = GidIndexQuery.find(l.topology(), l.rdma(), ns, addr, t);
         if (json) {
             ObjectNode o = json(l.topology(), a);
@@ -113,7 +119,8 @@ final class GidIndexCommand implements Callable<Integer> {
         if (withIp.size() != 1) {
             List<String> all = new ArrayList<>();
             found.forEach(r -> ips(r).forEach(a -> all.add(r.key().ifname() + " " + InetAddresses.toText(a))));
-            throw new IllegalArgumentException("pod " + which.pod + " has " + (withIp.isEmpty() ? "no such IP" : "several registered IPs")
+            throw new IllegalArgumentException("pod " + which.pod + " has "
+                    + (withIp.isEmpty() ? "no such IP" : "several registered IPs")
                     + "; choose one with --ip (" + String.join(", ", all) + ")");
         }
         return withIp.get(0);
@@ -132,7 +139,8 @@ final class GidIndexCommand implements Callable<Integer> {
     private InetAddress onlyIp(PodRegistration r) {
         List<InetAddress> all = ips(r);
         if (all.size() != 1) {
-            throw new IllegalArgumentException("pod " + which.pod + " has " + all.size() + " registered IPs; choose one with --ip");
+            throw new IllegalArgumentException("pod " + which.pod + " has " + all.size()
+                    + " registered IPs; choose one with --ip");
         }
         return all.get(0);
     }
@@ -143,7 +151,8 @@ final class GidIndexCommand implements Callable<Integer> {
                 return s;
             }
         }
-        throw new EnvironmentException("the pod's namespace " + path + " (inode " + inode + ") is not on this host any more");
+        throw new EnvironmentException("the pod's namespace " + path + " (inode " + inode
+                + ") is not on this host any more");
     }
 
     private NetnsState namespace(TopologySnapshot snap) {
@@ -161,14 +170,15 @@ final class GidIndexCommand implements Callable<Integer> {
                     return s;
                 }
             }
-            throw new EnvironmentException(where + " (netns inode " + inode + ") is not among the namespaces cmdemux found"
-                    + " (/run/netns and every process's /proc/PID/ns/net)");
+            throw new EnvironmentException(where + " (netns inode " + inode
+                    + ") is not among the namespaces cmdemux found (/run/netns and every process's /proc/PID/ns/net)");
         }
         if (which.pid != null) {
             throw new EnvironmentException("no process " + which.pid);
         }
         Optional<NetnsState> s = snap.findNamespace(where);
-        return s.orElseThrow(() -> new EnvironmentException("no namespace " + where + " (neither a file nor a namespace name or inode)"));
+        return s.orElseThrow(() -> new EnvironmentException("no namespace " + where
+                + " (neither a file nor a namespace name or inode)"));
     }
 
     private static ObjectNode json(TopologySnapshot snap, GidIndexQuery.Answer a) {

@@ -1,5 +1,6 @@
 package io.cmdemux.cli;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.cmdemux.render.GidView;
 import io.cmdemux.render.TopologyView;
 import io.cmdemux.gid.GidCheck;
@@ -13,8 +14,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "gids", mixinStandardHelpOptions = true,
-        description = {"Every RDMA port's GID table, show_gids style, with each entry's ndev, its namespace and the namespace's names.",
-                "Soft ports (--rdma-port) show the table a device registered now would have (rdma_roce_rescan_port order)."},
+        description = {"Every RDMA port's GID table, show_gids style, with each entry's ndev,"
+                + " its namespace and the namespace's names.",
+                "Soft ports (--rdma-port) show the table a device registered now would have"
+                        + " (rdma_roce_rescan_port order)."},
         subcommands = GidsCommand.Check.class)
 final class GidsCommand implements Callable<Integer> {
     @Mixin
@@ -41,7 +44,8 @@ final class GidsCommand implements Callable<Integer> {
                     + String.join(", ", l.rdma().devices().stream().map(RdmaDevice::name).toList()) + ")");
         }
         if (json) {
-            terminal.out().println(TopologyView.JSON.writeValueAsString(GidView.json(l.topology(), l.rdma(), device, registered)));
+            ArrayNode gids = GidView.json(l.topology(), l.rdma(), device, registered);
+            terminal.out().println(TopologyView.JSON.writeValueAsString(gids));
         } else {
             terminal.out().print(GidView.text(l.topology(), l.rdma(), device, registered));
         }
@@ -53,8 +57,10 @@ final class GidsCommand implements Callable<Integer> {
 
     @Command(name = "check", mixinStandardHelpOptions = true,
             description = {"Find the GID problems pods run into, each with a one-line fix; exit 1 if there is any:",
-                    "pod interfaces that are no upper of an RDMA port's netdev (veth, bridge: zero GIDs), the same IP in two namespaces",
-                    "on one port, IPoIB children whose P_Key is not in the port's table, a kernel table that differs from the computed one,",
+                    "pod interfaces that are no upper of an RDMA port's netdev (veth, bridge: zero GIDs),"
+                    + " the same IP in two namespaces",
+                    "on one port, IPoIB children whose P_Key is not in the port's table,"
+                    + " a kernel table that differs from the computed one,",
                     "and ib_core's exclusive netns mode where pods need the shared one."})
     static final class Check implements Callable<Integer> {
         @Mixin

@@ -18,13 +18,15 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "lab-check", mixinStandardHelpOptions = true,
-        description = {"Replays kernel-lab fixture directories in kernel mode and compares every request with what the real",
+        description = {"Replays kernel-lab fixture directories in kernel mode and compares every request with what"
+                + " the real",
                 "kernel did (expected.tsv). Prints one row per scenario; exit 1 on any disagreement."})
 final class LabCheckCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
 
-    @Parameters(paramLabel = "DIR", arity = "1..*", description = "fixture directories (netns.tsv, rtnl/, sysfs/, listeners.tsv, cm.pcap, expected.tsv)")
+    @Parameters(paramLabel = "DIR", arity = "1..*",
+            description = "fixture directories (netns.tsv, rtnl/, sysfs/, listeners.tsv, cm.pcap, expected.tsv)")
     List<Path> dirs;
 
     /** One scenario's comparison; documented differences are listed in known-differences.tsv beside the fixtures. */
@@ -36,7 +38,8 @@ final class LabCheckCommand implements Callable<Integer> {
         terminal.out().printf("%-36s %8s %10s %10s%n", "SCENARIO", "REQUESTS", "AGREEMENTS", "DOCUMENTED");
         for (Path d : dirs) {
             Result r = check(d, terminal.err());
-            terminal.out().printf("%-36s %8d %10d %10d%n", r.scenario(), r.requests(), r.agreements(), r.documented().size());
+            terminal.out().printf("%-36s %8d %10d %10d%n", r.scenario(), r.requests(), r.agreements(),
+                    r.documented().size());
             for (String s : r.documented()) {
                 terminal.out().println("    documented: " + s);
             }
@@ -71,7 +74,8 @@ final class LabCheckCommand implements Callable<Integer> {
         HostState state = o.load(warnings);
         Map<String, String> want = expected(dir);
         Map<String, String> got = new LinkedHashMap<>();
-        for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1, List.of(ResolverMode.KERNEL))) {
+        for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1,
+                List.of(ResolverMode.KERNEL))) {
             // Retransmissions repeat a comm ID; the kernel decides on the first one.
             got.putIfAbsent(String.format("0x%08x", r.meta().localCommId()), outcome(state, r.decisions().get(0)));
         }
@@ -90,7 +94,8 @@ final class LabCheckCommand implements Callable<Integer> {
                 }
                 continue;
             }
-            String line = e.getKey() + ": kernel " + e.getValue() + ", cmdemux " + (g == null ? "(request not in cm.pcap)" : g);
+            String line = e.getKey() + ": kernel " + e.getValue() + ", cmdemux "
+                    + (g == null ? "(request not in cm.pcap)" : g);
             String why = known.get(scenario + "\t" + e.getKey() + "\t" + e.getValue() + "\t" + g);
             if (why != null) {
                 documented.add(line + " — " + why);

@@ -42,7 +42,9 @@ import picocli.CommandLine.Option;
         description = {"Listen for RDMA CM connection requests in this network namespace, through the daemon",
             "(run it with `ip netns exec NS`). Each delivered REQ is printed as one JSON line.",
             "Exit: 0 after --count requests, 130/143 on SIGINT/SIGTERM, 1 when the daemon refuses the LISTEN",
-            "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon."})
+            "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon.",
+            "When the daemon goes away (a restart, a crash), it registers again with the next one and says so",
+            "(events disconnected, reconnected); --no-reconnect exits 3 instead."})
 final class ListenCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
@@ -54,7 +56,8 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--port", required = true, paramLabel = "PORT", description = "0-65535; 0 picks an ephemeral port")
     int port;
 
-    @Option(names = "--ps", paramLabel = "PS", defaultValue = "tcp", description = "port space: tcp, udp, ib or ipoib (default tcp)")
+    @Option(names = "--ps", paramLabel = "PS", defaultValue = "tcp",
+            description = "port space: tcp, udp, ib or ipoib (default tcp)")
     String ps;
 
     @Option(names = "--afonly", paramLabel = "BOOL", arity = "1",
@@ -64,16 +67,19 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--scope", paramLabel = "IFINDEX", description = "the interface of an IPv6 link-local address")
     int scope;
 
-    @Option(names = "--reject", paramLabel = "REASON", description = "answer every request with a CM REJ carrying this reason (e.g. 28)")
+    @Option(names = "--reject", paramLabel = "REASON",
+            description = "answer every request with a CM REJ carrying this reason (e.g. 28)")
     Integer reject;
 
-    @Option(names = "--accept", description = "answer every request with a REP (QPN and PSN at random) and print the connection's events")
+    @Option(names = "--accept",
+            description = "answer every request with a REP (QPN and PSN at random) and print the connection's events")
     boolean accept;
 
     @Option(names = "--count", paramLabel = "N", description = "exit after N requests")
     int count;
 
-    @Option(names = "--json", description = "status lines (listening, closed) as JSON on stdout too; requests are always JSON")
+    @Option(names = "--json",
+            description = "status lines (listening, closed) as JSON on stdout too; requests are always JSON")
     boolean json;
 
     @Option(names = "--socket", paramLabel = "PATH",
@@ -87,6 +93,10 @@ final class ListenCommand implements Callable<Integer> {
     @Option(names = "--connect-timeout", paramLabel = "MS", defaultValue = "10000",
             description = "keep trying to reach the daemon and register for this long (default 10000)")
     long connectTimeoutMillis;
+
+    @Option(names = "--no-reconnect",
+            description = "exit 3 when the daemon goes away, instead of registering again with the next one")
+    boolean noReconnect;
 
     /** Requests taken, printed and answered at a time. */
     private static final int BURST = 64;
@@ -133,38 +143,21 @@ final class ListenCommand implements Callable<Integer> {
         }
     }
 
+    /** A registration with one daemon: who it says we are, and our listener there. */
+    private record Registration(ConsumerInfo me, ListenerInfo listener) {}
+
     private int run(ListenSpec spec) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(connectTimeoutMillis);
-        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString()) : ControlClient.abstractAddress(abstractName);
-        String where = socket != null ? socket.toString() : "@" + abstractName;
-        ConsumerInfo me;
-        ListenerInfo listener;
-        while (true) {
-            try {
-                client = ControlClient.connect(address, Duration.ofSeconds(2));
-                me = client.hello("cmdemux listen");
-                listener = client.listen(spec);
-                break;
-            } catch (IOException e) {
-                closeQuietly();
-                if (stopping) {
-                    return ExitCode.OK;
-                }
-                if (System.nanoTime() > deadline) {
-                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where + " in this namespace: " + e.getMessage()
-                            + " (is `cmdemux serve` running?)");
-                }
-            } catch (RequestRefused e) {
-                closeQuietly();
-                if (e.status() != Wire.EAGAIN || System.nanoTime() > deadline) {
-                    terminal.err().println("cmdemux: LISTEN refused: " + e);
-                    return ExitCode.NO;
-                }
-            }
-            Thread.sleep(200);
+        Registration first = register(spec, connectTimeoutMillis);
+        if (first == null) {
+            return stopping ? ExitCode.OK : ExitCode.NO;
         }
-        status(listening(me, listener), "listening on " + listener.spec().portSpace().cliName() + " " + hostPort(listener.spec().address(), listener.spec().port())
-                + " in netns " + (me.netnsName().isEmpty() ? "inode " + me.netns().inode() : me.netnsName() + " (inode " + me.netns().inode() + ")")
+        ConsumerInfo me = first.me();
+        ListenerInfo listener = first.listener();
+        String netns = me.netnsName().isEmpty()
+                ? "inode " + me.netns().inode()
+                : me.netnsName() + " (inode " + me.netns().inode() + ")";
+        status(listening(me, listener), "listening on " + listener.spec().portSpace().cliName() + " "
+                + hostPort(listener.spec().address(), listener.spec().port()) + " in netns " + netns
                 + ", listener " + listener.listenerId());
         int seen = 0;
         while (!stopping && (count <= 0 || seen < count)) {
@@ -175,8 +168,25 @@ final class ListenCommand implements Callable<Integer> {
                 if (stopping) {
                     break;
                 }
-                terminal.err().println("cmdemux: " + e.getMessage());
-                return ExitCode.ENVIRONMENT;
+                if (noReconnect) {
+                    terminal.err().println("cmdemux: " + e.getMessage());
+                    return ExitCode.ENVIRONMENT;
+                }
+                // A daemon restart (an upgrade, a crash): its listeners died with it, so register again
+                // with the next one, for as long as it takes; requests in between were its to count.
+                ObjectNode gone = TopologyView.JSON.createObjectNode();
+                gone.put("event", "disconnected");
+                gone.put("why", e.getMessage());
+                status(gone, e.getMessage() + "; registering again when the daemon is back");
+                closeQuietly();
+                Registration again = register(spec, Long.MAX_VALUE);
+                if (again == null) {
+                    return stopping ? ExitCode.OK : ExitCode.NO;
+                }
+                ObjectNode back = listening(again.me(), again.listener());
+                back.put("event", "reconnected");
+                status(back, "registered again: listener " + again.listener().listenerId());
+                continue;
             }
             printEvents();
             seen += burst.size();
@@ -189,19 +199,28 @@ final class ListenCommand implements Callable<Integer> {
             }
             out.flush();
             if (accept && reject == null && !burst.isEmpty()) {
-                acceptAll(burst);
+                try {
+                    acceptAll(burst);
+                } catch (IOException e) {
+                    if (noReconnect || stopping) {
+                        throw e;
+                    }
+                    // the connection is gone: the next take finds that out and registers again
+                }
             }
             if (reject != null) {
                 for (DeliveredRequest r : burst) {
                     try {
                         client.reject(new Rejection(r.traceId(), reject, null, null));
                     } catch (RequestRefused e) {
-                        terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId()) + " refused: " + e);
+                        terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId())
+                                + " refused: " + e);
                     } catch (IOException e) {
-                        if (!stopping) {
+                        if (!stopping && noReconnect) {
                             terminal.err().println("cmdemux: " + e.getMessage());
                             return ExitCode.ENVIRONMENT;
                         }
+                        break; // the next take finds the connection gone and registers again
                     }
                 }
             }
@@ -215,6 +234,43 @@ final class ListenCommand implements Callable<Integer> {
     }
 
     /**
+     * Connects, says HELLO and LISTENs, trying again every 100 ms for up to {@code forMillis}.
+     *
+     * @return null when stopped by a signal, or when the daemon refused the LISTEN (said on stderr)
+     * @throws EnvironmentException when no daemon answered in time
+     */
+    private Registration register(ListenSpec spec, long forMillis) throws Exception {
+        long start = System.nanoTime();
+        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
+                : ControlClient.abstractAddress(abstractName);
+        String where = socket != null ? socket.toString() : "@" + abstractName;
+        while (true) {
+            boolean late = System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(forMillis);
+            try {
+                client = ControlClient.connect(address, Duration.ofSeconds(2));
+                ConsumerInfo me = client.hello("cmdemux listen");
+                return new Registration(me, client.listen(spec));
+            } catch (IOException e) {
+                closeQuietly();
+                if (stopping) {
+                    return null;
+                }
+                if (late) {
+                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where
+                            + " in this namespace: " + e.getMessage() + " (is `cmdemux serve` running?)");
+                }
+            } catch (RequestRefused e) {
+                closeQuietly();
+                if (e.status() != Wire.EAGAIN || late) {
+                    terminal.err().println("cmdemux: LISTEN refused: " + e);
+                    return null;
+                }
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
      * Answers a burst of requests with REPs (QPN and PSN at random) without waiting for each reply, as
      * a busy rdma_cm server would: a round trip per connection would cap the rate at one per round trip.
      * Prints each connection's local comm ID as its reply comes.
@@ -223,7 +279,8 @@ final class ListenCommand implements Callable<Integer> {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         List<Acceptance> acceptances = new ArrayList<>(burst.size());
         for (DeliveredRequest r : burst) {
-            acceptances.add(new Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff), 1, 1, 7, false, true, new byte[0]));
+            acceptances.add(new Acceptance(r.traceId(), rnd.nextInt(1, 0xffffff), rnd.nextInt(0xffffff), 1, 1, 7, false,
+                    true, new byte[0]));
         }
         List<CompletableFuture<Integer>> comms = client.acceptAll(acceptances);
         for (int i = 0; i < burst.size(); i++) {
@@ -236,7 +293,8 @@ final class ListenCommand implements Callable<Integer> {
                     terminal.err().println("cmdemux: ACCEPT of trace " + trace + " refused: " + refused);
                     continue;
                 }
-                throw e.getCause() instanceof IOException io ? io : new IOException("ACCEPT of trace " + trace + ": " + e.getCause(), e.getCause());
+                throw e.getCause() instanceof IOException io ? io
+                        : new IOException("ACCEPT of trace " + trace + ": " + e.getCause(), e.getCause());
             }
             ObjectNode a = TopologyView.JSON.createObjectNode();
             a.put("event", "accepted");

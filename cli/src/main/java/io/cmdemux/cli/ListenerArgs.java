@@ -75,7 +75,8 @@ final class ListenerArgs {
         boolean afonly = Listener.defaultAfonly(parsed);
         if (f.length > 2) {
             if (!f[2].equals("afonly")) {
-                throw new IllegalArgumentException("--listener " + spec + ": unknown flag '" + f[2] + "' (only afonly)");
+                throw new IllegalArgumentException("--listener " + spec + ": unknown flag '" + f[2]
+                        + "' (only afonly)");
             }
             afonly = true;
         }
@@ -93,7 +94,8 @@ final class ListenerArgs {
             throw new EnvironmentException("--listeners " + file + ": " + e.getMessage(), e);
         }
         if (root == null || !root.isArray()) {
-            throw new IllegalArgumentException("--listeners " + file + ": expected a JSON array of {netns, address, port, ps, afonly, boundIfindex}");
+            throw new IllegalArgumentException("--listeners " + file
+                    + ": expected a JSON array of {netns, address, port, ps, afonly, boundIfindex}");
         }
         List<Listener> out = new ArrayList<>();
         long order = firstOrder;
@@ -116,7 +118,8 @@ final class ListenerArgs {
     }
 
     private static NetnsState namespace(TopologySnapshot topo, String name, String context) {
-        return topo.findNamespace(name).orElseThrow(() -> new IllegalArgumentException(context + ": no namespace '" + name
+        return topo.findNamespace(name)
+                .orElseThrow(() -> new IllegalArgumentException(context + ": no namespace '" + name
                 + "' (a name under /run/netns, an inode, or host)"));
     }
 

@@ -38,7 +38,8 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "path", mixinStandardHelpOptions = true,
-        description = {"SA path records the RDMA_NL_LS way: the records cmdemux would send the kernel, per namespace policy,",
+        description = {"SA path records the RDMA_NL_LS way: the records cmdemux would send the kernel,"
+                + " per namespace policy,",
                 "from the SA (libibumad) or a static dump_pr file. See docs/PATHRECORD.md."},
         subcommands = {PathCommand.Query.class, PathCommand.Stats.class, PathCommand.Serve.class})
 final class PathCommand implements Callable<Integer> {
@@ -65,20 +66,24 @@ final class PathCommand implements Callable<Integer> {
             }
             return new HostState(l.topology(), l.rdma(), ListenerTable.empty());
         } catch (EnvironmentException e) {
-            warnings.println("cmdemux: warning: no topology (" + e.getMessage() + "): every query's namespace is unknown");
-            return new HostState(TopologySnapshot.of(0, new io.cmdemux.namespaces.NetnsId(0, 0), List.of(), List.of()), RdmaTopology.empty(),
-                    ListenerTable.empty());
+            warnings.println("cmdemux: warning: no topology (" + e.getMessage()
+                    + "): every query's namespace is unknown");
+            return new HostState(TopologySnapshot.of(0, new io.cmdemux.namespaces.NetnsId(0, 0), List.of(), List.of()),
+                    RdmaTopology.empty(), ListenerTable.empty());
         }
     }
 
     @Command(name = "query", mixinStandardHelpOptions = true,
-            description = {"The records the responder would send for one query, the rule that applied and the source (cache, SA or static).",
-                    "Exit 1 when the answer is no path (denied, failed by policy, or none exists); 3 when the source cannot be asked."})
+            description = {"The records the responder would send for one query, the rule that applied and the source"
+                    + " (cache, SA or static).",
+                    "Exit 1 when the answer is no path (denied, failed by policy, or none exists);"
+                            + " 3 when the source cannot be asked."})
     static final class Query implements Callable<Integer> {
         @Mixin
         Terminal terminal = new Terminal();
 
-        @Option(names = "--device", required = true, paramLabel = "D", description = "the RDMA device the query leaves from (header device_name)")
+        @Option(names = "--device", required = true, paramLabel = "D",
+                description = "the RDMA device the query leaves from (header device_name)")
         String device;
 
         @Option(names = "--port", required = true, paramLabel = "P", description = "its port number")
@@ -93,7 +98,8 @@ final class PathCommand implements Callable<Integer> {
         @Option(names = "--pkey", paramLabel = "K", description = "P_Key (PKEY attribute), e.g. 0x8001")
         String pkey;
 
-        @Option(names = "--service-id", paramLabel = "S", description = "service ID (SERVICE_ID attribute), e.g. 0x1060000001d2f")
+        @Option(names = "--service-id", paramLabel = "S",
+                description = "service ID (SERVICE_ID attribute), e.g. 0x1060000001d2f")
         String serviceId;
 
         @Option(names = "--tclass", paramLabel = "T", description = "traffic class (TCLASS attribute)")
@@ -103,16 +109,20 @@ final class PathCommand implements Callable<Integer> {
         Integer qosClass;
 
         @Option(names = "--path-use", paramLabel = "all|unidirectional|gmp", defaultValue = "all",
-                description = "how the kernel would use the answer; decides the records' flags (default: ${DEFAULT-VALUE})")
+                description = "how the kernel would use the answer; decides the records' flags (default:"
+                        + " ${DEFAULT-VALUE})")
         String pathUse;
 
-        @Option(names = "--source", paramLabel = "auto|sa|static", description = "where records come from (default: the config's, else auto)")
+        @Option(names = "--source", paramLabel = "auto|sa|static",
+                description = "where records come from (default: the config's, else auto)")
         String source;
 
-        @Option(names = "--static-file", paramLabel = "F", description = "an OpenSM dump_pr PathRecord dump (source static or auto)")
+        @Option(names = "--static-file", paramLabel = "F",
+                description = "an OpenSM dump_pr PathRecord dump (source static or auto)")
         Path staticFile;
 
-        @Option(names = "--policy", paramLabel = "F", description = "a policy file (docs/PATHRECORD.md); default: the config's, else none")
+        @Option(names = "--policy", paramLabel = "F",
+                description = "a policy file (docs/PATHRECORD.md); default: the config's, else none")
         Path policy;
 
         @Option(names = "--config", paramLabel = "F", description = "a path-record config file (docs/PATHRECORD.md)")
@@ -134,7 +144,8 @@ final class PathCommand implements Callable<Integer> {
             }
             PathQuery q = new PathQuery(device, port, gid(sgid, "--sgid"), gid(dgid, "--dgid"),
                     pkey == null ? OptionalInt.empty() : OptionalInt.of(number(pkey, "--pkey", 0xffff)),
-                    serviceId == null ? OptionalLong.empty() : OptionalLong.of(Long.parseUnsignedLong(strip(serviceId), serviceId.startsWith("0x") ? 16 : 10)),
+                    serviceId == null ? OptionalLong.empty()
+                    : OptionalLong.of(Long.parseUnsignedLong(strip(serviceId), serviceId.startsWith("0x") ? 16 : 10)),
                     tclass == null ? OptionalInt.empty() : OptionalInt.of(range(tclass, "--tclass", 0xff)),
                     qosClass == null ? OptionalInt.empty() : OptionalInt.of(range(qosClass, "--qos-class", 0xfff)),
                     use.reversible(), OptionalInt.empty());
@@ -171,7 +182,8 @@ final class PathCommand implements Callable<Integer> {
                         terminal.err().println("cmdemux: the " + c.source() + " source cannot answer: " + a.detail());
                         return ExitCode.ENVIRONMENT;
                     default:
-                        terminal.err().println("cmdemux: no path: " + (a.detail() == null ? PathView.kind(a.kind()) : a.detail()));
+                        String why = a.detail() == null ? PathView.kind(a.kind()) : a.detail();
+                        terminal.err().println("cmdemux: no path: " + why);
                         return ExitCode.NO;
                 }
             }
@@ -207,13 +219,15 @@ final class PathCommand implements Callable<Integer> {
     }
 
     @Command(name = "stats", mixinStandardHelpOptions = true,
-            description = {"The running responder's counters: queries, answers, cache hits and misses, latency, SA queries.",
+            description = {"The running responder's counters: queries, answers, cache hits and misses, latency,"
+                    + " SA queries.",
                     "Read from the stats file `path serve` (or `serve`) writes every 2 s."})
     static final class Stats implements Callable<Integer> {
         @Mixin
         Terminal terminal = new Terminal();
 
-        @Option(names = "--stats-file", paramLabel = "F", description = "default: the config's statsFile, /run/cmdemux/path-stats.json")
+        @Option(names = "--stats-file", paramLabel = "F",
+                description = "default: the config's statsFile, /run/cmdemux/path-stats.json")
         Path statsFile;
 
         @Option(names = "--config", paramLabel = "F", description = "a path-record config file")
@@ -226,7 +240,8 @@ final class PathCommand implements Callable<Integer> {
         public Integer call() throws Exception {
             Path f = statsFile != null ? statsFile : config(configFile).statsFile();
             if (!Files.isRegularFile(f)) {
-                throw new EnvironmentException("no path-record stats at " + f + ": is `cmdemux path serve` (or `serve`) running? it writes them every 2 s");
+                throw new EnvironmentException("no path-record stats at " + f
+                        + ": is `cmdemux path serve` (or `serve`) running? it writes them every 2 s");
             }
             JsonNode s = PathView.JSON.readTree(Files.readString(f));
             if (json) {
@@ -239,8 +254,10 @@ final class PathCommand implements Callable<Integer> {
     }
 
     @Command(name = "serve", mixinStandardHelpOptions = true,
-            description = {"Run the RDMA_NL_LS responder alone (the host namespace, CAP_NET_ADMIN), writing its stats every 2 s.",
-                    "Where the kernel has no NETLINK_RDMA it says so once and keeps running (queries and stats still work).",
+            description = {"Run the RDMA_NL_LS responder alone (the host namespace, CAP_NET_ADMIN),"
+                    + " writing its stats every 2 s.",
+                    "Where the kernel has no NETLINK_RDMA it says so once and keeps running"
+                    + " (queries and stats still work).",
                     "The policy file is re-read when it changes."})
     static final class Serve implements Callable<Integer> {
         @Mixin
@@ -252,7 +269,8 @@ final class PathCommand implements Callable<Integer> {
         @Option(names = "--stats-file", paramLabel = "F", description = "default: the config's statsFile")
         Path statsFile;
 
-        @Option(names = "--for", paramLabel = "SECONDS", description = "stop after this long (default: run until stopped)")
+        @Option(names = "--for", paramLabel = "SECONDS",
+                description = "stop after this long (default: run until stopped)")
         Integer seconds;
 
         @Mixin
@@ -269,7 +287,8 @@ final class PathCommand implements Callable<Integer> {
             NetnsExecutor exec = null;
             try (PathRecordService svc = PathRecordService.start(c, hostState(rdma, terminal.err()), null)) {
                 Responder.State st = svc.responder().state();
-                terminal.err().println("cmdemux: path responder " + st.name().toLowerCase() + ": " + svc.responder().stateDetail());
+                terminal.err().println("cmdemux: path responder " + st.name().toLowerCase() + ": "
+                        + svc.responder().stateDetail());
                 if (rdma.snapshot == null) {
                     try {
                         exec = new NetnsExecutor(2);
@@ -277,7 +296,8 @@ final class PathCommand implements Callable<Integer> {
                         watcher.addListener(t -> svc.onHostState(hostStateFor(t, rdma)));
                         watcher.start();
                     } catch (IOException e) {
-                        terminal.err().println("cmdemux: warning: no topology watcher (" + e.getMessage() + "): namespaces are inferred from the start-up topology");
+                        terminal.err().println("cmdemux: warning: no topology watcher (" + e.getMessage()
+                                + "): namespaces are inferred from the start-up topology");
                     }
                 }
                 long end = seconds == null ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
@@ -290,7 +310,8 @@ final class PathCommand implements Callable<Integer> {
                         policyTime = now;
                         try {
                             svc.reloadPolicy();
-                            terminal.err().println("cmdemux: reloaded " + c.policyFile() + " (policy generation " + svc.resolver().policy().generation() + ")");
+                            terminal.err().println("cmdemux: reloaded " + c.policyFile() + " (policy generation "
+                                    + svc.resolver().policy().generation() + ")");
                         } catch (IllegalArgumentException | IOException e) {
                             terminal.err().println("cmdemux: kept the old policy: " + e.getMessage());
                         }

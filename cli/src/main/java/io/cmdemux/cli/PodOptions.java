@@ -18,7 +18,8 @@ import picocli.CommandLine.Option;
  */
 final class PodOptions {
     @Option(names = "--pods-dir", paramLabel = "DIR",
-            description = "the pod registrations of cmdemux-cni and the daemon (default /run/cmdemux/pods); ignored with --snapshot")
+            description = "the pod registrations of cmdemux-cni and the daemon (default /run/cmdemux/pods);"
+                    + " ignored with --snapshot")
     Path podsDir = Path.of("/run/cmdemux", PodStore.DIR_NAME);
 
     /** Empty for a snapshot file: registrations describe this host now, not the host it was taken on. */

@@ -33,7 +33,8 @@ final class RdmaSource {
         devices.forEach(d -> names.add(d.name()));
         for (SoftPortSpec spec : specs) {
             if (!names.add(spec.name())) {
-                throw new IllegalArgumentException("--rdma-port " + spec.name() + ": an RDMA device of that name exists already");
+                throw new IllegalArgumentException("--rdma-port " + spec.name()
+                        + ": an RDMA device of that name exists already");
             }
             SoftRocePort port = new SoftRocePort(spec);
             port.update(t.topology());

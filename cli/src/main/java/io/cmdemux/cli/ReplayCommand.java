@@ -19,6 +19,7 @@ import io.cmdemux.ingress.resolve.TraceStep;
 import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.RoceFrame;
 import io.cmdemux.netdev.MalformedException;
+import io.cmdemux.render.picture.Graph;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -33,8 +34,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 @Command(name = "replay", mixinStandardHelpOptions = true,
-        description = {"One decision for every CM REQ and SIDR REQ in a capture, against a snapshot, a lab fixture or the live host.",
-                "The ingress port is the one whose GID table holds the request's destination GID, unless --device names it;",
+        description = {"One decision for every CM REQ and SIDR REQ in a capture, against a snapshot,"
+                + " a lab fixture or the live host.",
+                "The ingress port is the one whose GID table holds the request's destination GID,"
+                + " unless --device names it;",
                 "when several do, the one whose net device the frame lands on (a bond's over its active port's)."})
 final class ReplayCommand implements Callable<Integer> {
     @Mixin
@@ -49,7 +52,8 @@ final class ReplayCommand implements Callable<Integer> {
     @Option(names = "--port", paramLabel = "P", description = "port number (default 1)")
     int port = 1;
 
-    @Option(names = "--frame", paramLabel = "N", description = "only the request in frame N of the capture (as the text output numbers them); "
+    @Option(names = "--frame", paramLabel = "N",
+            description = "only the request in frame N of the capture (as the text output numbers them); "
             + "--format dot|svg draws one request and needs it")
     Long frame;
 
@@ -63,35 +67,41 @@ final class ReplayCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         Format f = opts.format();
         if (f.picture() && frame == null) {
-            throw new IllegalArgumentException("--format " + f.name().toLowerCase() + " draws one request: add --frame N (the text output numbers them)");
+            throw new IllegalArgumentException("--format " + f.name().toLowerCase()
+                    + " draws one request: add --frame N (the text output numbers them)");
         }
         HostState state = opts.load(terminal.err());
         List<ResolverMode> modes = opts.modes();
         List<Replayed> all = replay(state, capture, device, port, modes);
         List<Replayed> chosen = frame == null ? all : all.stream().filter(r -> r.frame() == frame).toList();
         if (frame != null && chosen.isEmpty()) {
-            throw new IllegalArgumentException("--frame " + frame + ": no CM REQ or SIDR REQ in that frame of " + capture
-                    + (all.isEmpty() ? " (the capture has none)" : " (requests are in frames " + String.join(", ",
-                            all.stream().limit(20).map(r -> Long.toString(r.frame())).toList()) + (all.size() > 20 ? ", ..." : "") + ")"));
+            List<String> frames = all.stream().limit(20).map(r -> Long.toString(r.frame())).toList();
+            throw new IllegalArgumentException("--frame " + frame
+                    + ": no CM REQ or SIDR REQ in that frame of " + capture
+                    + (all.isEmpty() ? " (the capture has none)" : " (requests are in frames "
+                            + String.join(", ", frames) + (all.size() > 20 ? ", ..." : "") + ")"));
         }
         if (f.picture()) {
             Replayed r = chosen.get(0);
-            terminal.out().print(Pictures.render(DecisionPictures.graph(state.topology(), state.rdma(), r.meta(), r.decisions().get(0),
-                    r.decisions().size() == 2 ? r.decisions().get(1) : null), f));
+            Decision second = r.decisions().size() == 2 ? r.decisions().get(1) : null;
+            Decision first = r.decisions().get(0);
+            Graph graph = DecisionPictures.graph(state.topology(), state.rdma(), r.meta(), first, second);
+            terminal.out().print(Pictures.render(graph, f));
             return ExitCode.OK;
         }
         for (Replayed r : chosen) {
             if (f == Format.JSON) {
-                ObjectNode o = modes.size() == 2 ? DecisionView.bothJson(state.topology(), r.decisions().get(0), r.decisions().get(1))
-                        : DecisionView.json(state.topology(), r.decisions().get(0));
+                ObjectNode o = modes.size() == 2 ? DecisionView.bothJson(state.topology(), r.decisions().get(0),
+                        r.decisions().get(1)) : DecisionView.json(state.topology(), r.decisions().get(0));
                 ObjectNode line = TopologyView.JSON.createObjectNode();
                 line.put("frame", r.frame());
                 line.put("localCommId", String.format("0x%08x", r.meta().localCommId()));
                 line.setAll(o);
                 terminal.out().println(TopologyView.JSON.writeValueAsString(line));
             } else {
-                terminal.out().printf("frame %d comm 0x%08x %s -> %s: %s%n", r.frame(), r.meta().localCommId(), text(r.meta().srcIp()),
-                        text(r.meta().dstIp()), DecisionView.summary(state.topology(), r.decisions().get(0)));
+                terminal.out().printf("frame %d comm 0x%08x %s -> %s: %s%n", r.frame(), r.meta().localCommId(),
+                        text(r.meta().srcIp()), text(r.meta().dstIp()),
+                        DecisionView.summary(state.topology(), r.decisions().get(0)));
             }
         }
         return ExitCode.OK;
@@ -133,12 +143,16 @@ final class ReplayCommand implements Callable<Integer> {
         return out;
     }
 
-    /** A frame whose ICRC is wrong or missing never reaches the CM: rxe_icrc_check fails (a NIC checks it in hardware) and it is dropped. */
+    /**
+     * A frame whose ICRC is wrong or missing never reaches the CM: rxe_icrc_check fails (a NIC checks it in
+     * hardware) and it is dropped.
+     */
     private static Decision icrcDrop(HostState state, RoceFrame frame, ResolverMode mode) {
         String why = "the ICRC is " + (frame.icrcCheck() == RoceFrame.IcrcCheck.MISSING ? "missing" : "wrong")
                 + ": the receiver drops the frame before the CM sees it (rxe_icrc_check; a NIC checks it in hardware)";
         return new Decision(Decision.Outcome.DROP, null, why, Decision.Drop.BAD_ICRC, null, null, null, mode,
-                List.of(new TraceStep("icrc", "rxe_icrc_check", "ICRC " + frame.icrcCheck().name().toLowerCase(), List.of(), null, why)),
+                List.of(new TraceStep("icrc", "rxe_icrc_check", "ICRC " + frame.icrcCheck().name().toLowerCase(),
+                        List.of(), null, why)),
                 state.topology().generation());
     }
 

@@ -25,24 +25,30 @@ final class ResolveOptions {
     RdmaOptions rdma = new RdmaOptions();
 
     @Option(names = "--lab", paramLabel = "DIR",
-            description = "a kernel-lab fixture directory: its rtnl/ and sysfs/ as the host, its listeners.tsv as the listeners")
+            description = "a kernel-lab fixture directory: its rtnl/ and sysfs/ as the host,"
+                    + " its listeners.tsv as the listeners")
     Path lab;
 
     @Option(names = "--listener", paramLabel = "NS:ADDR:PORT[:ps][:afonly]",
-            description = "a listener (repeatable, later is newer); NS is a name under /run/netns, an inode or host; IPv6 in brackets; ADDR ib for AF_IB")
+            description = "a listener (repeatable, later is newer); NS is a name under /run/netns, an inode or host;"
+                    + " IPv6 in brackets; ADDR ib for AF_IB")
     List<String> listeners = new ArrayList<>();
 
-    @Option(names = "--listeners", paramLabel = "FILE", description = "listeners as a JSON array of {netns, address, port, ps, afonly, boundIfindex, device, qpType}")
+    @Option(names = "--listeners", paramLabel = "FILE",
+            description = "listeners as a JSON array of {netns, address, port, ps, afonly, boundIfindex,"
+            + " device, qpType}")
     Path listenersFile;
 
-    @Option(names = "--mode", paramLabel = "kernel|netstack|both", description = "which resolver (default: both, and say where they disagree)")
+    @Option(names = "--mode", paramLabel = "kernel|netstack|both",
+            description = "which resolver (default: both, and say where they disagree)")
     String mode = "both";
 
     @Option(names = "--json", description = "machine-readable output (the same as --format json)")
     boolean json;
 
     @Option(names = "--format", paramLabel = "text|json|dot|svg",
-            description = "output format (default text); dot and svg draw the walk on the host's picture (svg needs the Debian package graphviz)")
+            description = "output format (default text); dot and svg draw the walk on the host's picture"
+                    + " (svg needs the Debian package graphviz)")
     String format;
 
     /** The output format; --json is kept as the short form of --format json. */
@@ -82,7 +88,8 @@ final class ResolveOptions {
             List<Listener> all = new ArrayList<>(labListeners(topo, lab.resolve("listeners.tsv")));
             long order = all.size() + 1;
             for (Listener x : table.all()) {
-                all.add(new Listener(x.netns(), x.portSpace(), x.port(), x.address(), x.afonly(), x.boundIfindex(), order++, x.device(), x.owner(), x.qpType()));
+                all.add(new Listener(x.netns(), x.portSpace(), x.port(), x.address(), x.afonly(), x.boundIfindex(),
+                        order++, x.device(), x.owner(), x.qpType()));
             }
             table = new ListenerTable(1, all);
         }
@@ -115,12 +122,14 @@ final class ResolveOptions {
             if (f.length < 3) {
                 throw new IllegalArgumentException(tsv + ": expected name, addr, port[, ps] in '" + line + "'");
             }
-            var ns = topo.findNamespace(f[0].trim()).orElseThrow(() -> new IllegalArgumentException(tsv + ": no namespace " + f[0]));
+            var ns = topo.findNamespace(f[0].trim())
+                    .orElseThrow(() -> new IllegalArgumentException(tsv + ": no namespace " + f[0]));
             String addr = f[1].trim();
             PortSpace ps = f.length > 3 ? PortSpace.parse(f[3].trim()) : PortSpace.TCP;
             int boundIfindex = f.length > 4 ? Integer.parseInt(f[4].trim()) : 0;
             var ip = addr.equalsIgnoreCase("ib") ? null : InetAddresses.parse(addr);
-            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), ip, Listener.defaultAfonly(ip), boundIfindex, order++, null, "lab"));
+            out.add(new Listener(ns.id(), ps, Integer.parseInt(f[2].trim()), ip, Listener.defaultAfonly(ip),
+                    boundIfindex, order++, null, "lab"));
         }
         return out;
     }

@@ -19,9 +19,12 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"The host daemon: receives RDMA CM requests on soft RDMA ports and delivers each to the listener in the",
-                "namespace the kernel's rules (or the netstack's) choose, answers the rest with REJ, serves the control API",
-                "(host socket and @cmdemux in every namespace) and Prometheus metrics. Runs as root; SIGTERM stops it."})
+        description = {"The host daemon: receives RDMA CM requests on soft RDMA ports and delivers each to the"
+                + " listener in the",
+                "namespace the kernel's rules (or the netstack's) choose, answers the rest with REJ,"
+                + " serves the control API",
+                "(host socket and @cmdemux in every namespace) and Prometheus metrics. Runs as root;"
+                + " SIGTERM stops it."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
@@ -35,32 +38,39 @@ final class ServeCommand implements Callable<Integer> {
     String mode = "kernel";
 
     @Option(names = "--config", paramLabel = "FILE",
-            description = "settings from FILE, one 'name = value' per line, named as these long options without the dashes (docs/SERVE.md); the command line wins")
+            description = "settings from FILE, one 'name = value' per line,"
+                    + " named as these long options without the dashes (docs/SERVE.md); the command line wins")
     Path config;
 
-    @Option(names = "--control-socket", paramLabel = "PATH", description = "host control socket (default /run/cmdemux/cmdemux.sock)")
+    @Option(names = "--control-socket", paramLabel = "PATH",
+            description = "host control socket (default /run/cmdemux/cmdemux.sock)")
     Path controlSocket = Path.of(Wire.DEFAULT_HOST_SOCKET);
 
     @Option(names = "--control-socket-group", paramLabel = "GROUP",
-            description = "the group that owns the host control socket; its members may use it (mode 0660; default: root's group only)")
+            description = "the group that owns the host control socket; its members may use it (mode 0660; default:"
+                    + " root's group only)")
     String controlSocketGroup;
 
     @Option(names = "--abstract-name", paramLabel = "NAME",
-            description = "the abstract control socket opened in every namespace, without the leading NUL (default cmdemux)")
+            description = "the abstract control socket opened in every namespace, without the leading NUL"
+                    + " (default cmdemux)")
     String abstractName = Wire.ABSTRACT_NAME;
 
     @Option(names = "--queries-from-pods",
-            description = "let consumers in pods QUERY topology, explain, gids and pods, which show every namespace (default: host only)")
+            description = "let consumers in pods QUERY topology, explain, gids and pods, which show every namespace"
+                    + " (default: host only)")
     boolean queriesFromPods;
 
-    @Option(names = "--control-threads", paramLabel = "N", description = "event loops for all control sockets (default 1)")
+    @Option(names = "--control-threads", paramLabel = "N",
+            description = "event loops for all control sockets (default 1)")
     int controlThreads = 1;
 
     @Option(names = "--max-consumers-per-namespace", paramLabel = "N",
             description = "control connections one namespace may hold; more are closed (default 128)")
     int maxConsumersPerNamespace = 128;
 
-    @Option(names = "--max-listeners-per-consumer", paramLabel = "N", description = "LISTEN beyond this is ENOSPC (default 1024)")
+    @Option(names = "--max-listeners-per-consumer", paramLabel = "N",
+            description = "LISTEN beyond this is ENOSPC (default 1024)")
     int maxListenersPerConsumer = 1024;
 
     @Option(names = "--max-listeners-per-namespace", paramLabel = "N",
@@ -75,26 +85,34 @@ final class ServeCommand implements Callable<Integer> {
             description = "a control frame that stays incomplete this long closes its connection (default 10000)")
     long stalledFrameMs = 10_000;
 
-    @Option(names = "--metrics", paramLabel = "HOST:PORT", description = "metrics and health endpoints (default 127.0.0.1:9464)")
+    @Option(names = "--metrics", paramLabel = "HOST:PORT",
+            description = "metrics and health endpoints (default 127.0.0.1:9464)")
     String metrics = "127.0.0.1:9464";
 
-    @Option(names = "--no-nft", description = "do not install the nftables rule that hides RoCE frames from the pods' own stacks")
+    @Option(names = "--no-nft",
+            description = "do not install the nftables rule that hides RoCE frames from the pods' own stacks")
     boolean noNft;
 
-    @Option(names = "--rej-per-second", paramLabel = "N", description = "REJs per second to one source at most (default 1000)")
+    @Option(names = "--rej-per-second", paramLabel = "N",
+            description = "REJs per second to one source at most (default 1000)")
     double rejPerSecond = 1000;
 
     @Option(names = "--cache-size", paramLabel = "N", description = "decision cache entries (default 100000)")
     long cacheSize = 100_000;
 
     @Option(names = "--duplicate-window", paramLabel = "MS",
-            description = "a REQ with the same comm ID and CA GUID within this time is a retransmission (default 60000)")
+            description = "a REQ with the same comm ID and CA GUID within this time is a retransmission"
+                    + " (default 60000)")
     long duplicateWindowMs = 60_000;
 
-    @Option(names = "--max-sessions", paramLabel = "N", description = "connections being set up or established at most; a REQ beyond them is dropped silently, as ucma drops one its listener has no room for, so that the peer retries (default 1048576; 48 to 96 bytes of index each, taken at start, and about 165 bytes of table each, taken as they come)")
+    @Option(names = "--max-sessions", paramLabel = "N",
+            description = "connections being set up or established at most; a REQ beyond them is dropped silently,"
+            + " as ucma drops one its listener has no room for, so that the peer retries (default 1048576;"
+            + " 48 to 96 bytes of index each, taken at start, and about 165 bytes of table each, taken as they come)")
     int maxSessions = 1 << 20;
 
-    @Option(names = "--time-wait", paramLabel = "MS", description = "how long a closed connection's comm ID stays reserved (default 1000)")
+    @Option(names = "--time-wait", paramLabel = "MS",
+            description = "how long a closed connection's comm ID stays reserved (default 1000)")
     long timeWaitMs = 1000;
 
     @Option(names = "--max-cm-timeout", paramLabel = "MS",
@@ -106,7 +124,8 @@ final class ServeCommand implements Callable<Integer> {
     Path pathConfig;
 
     @Option(names = "--pods-dir", paramLabel = "DIR",
-            description = "where the pods cmdemux-cni registers are kept across restarts (default: beside the control socket, /run/cmdemux/pods)")
+            description = "where the pods cmdemux-cni registers are kept across restarts (default:"
+                    + " beside the control socket, /run/cmdemux/pods)")
     Path podsDir;
 
     /** Set on the copy that has read --config, so that it does not read it again. */
@@ -118,7 +137,8 @@ final class ServeCommand implements Callable<Integer> {
             return withConfigFile();
         }
         if (ports.isEmpty()) {
-            throw new IllegalArgumentException("serve needs a soft port: --rdma-port NAME=NETDEV (or rdma-port in the --config file)");
+            throw new IllegalArgumentException("serve needs a soft port: --rdma-port NAME=NETDEV"
+                    + " (or rdma-port in the --config file)");
         }
         List<SoftPortSpec> specs = new ArrayList<>();
         for (String p : ports) {
@@ -130,17 +150,21 @@ final class ServeCommand implements Callable<Integer> {
             default -> throw new IllegalArgumentException("--mode " + mode + ": expected kernel or netstack");
         };
         if (maxSessions < 1 || maxSessions > Sessions.MAX_SESSIONS) {
-            throw new IllegalArgumentException("--max-sessions " + maxSessions + ": expected 1 to " + Sessions.MAX_SESSIONS);
+            throw new IllegalArgumentException("--max-sessions " + maxSessions + ": expected 1 to "
+                    + Sessions.MAX_SESSIONS);
         }
         int colon = metrics.lastIndexOf(':');
         if (colon <= 0) {
             throw new IllegalArgumentException("--metrics " + metrics + ": expected HOST:PORT");
         }
-        InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon), Integer.parseInt(metrics.substring(colon + 1)));
-        ControlServer.Config control = new ControlServer.Config(controlSocket, controlSocketGroup, abstractName, queriesFromPods, controlThreads,
-                maxConsumersPerNamespace, maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
-        Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize, Duration.ofMillis(duplicateWindowMs),
-                new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs), pathConfig, podsDir));
+        InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon),
+                Integer.parseInt(metrics.substring(colon + 1)));
+        ControlServer.Config control = new ControlServer.Config(controlSocket, controlSocketGroup, abstractName,
+                queriesFromPods, controlThreads, maxConsumersPerNamespace, maxListenersPerConsumer,
+                maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
+        Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize,
+                Duration.ofMillis(duplicateWindowMs), new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs),
+                pathConfig, podsDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -167,7 +191,8 @@ final class ServeCommand implements Callable<Integer> {
         CommandLine cl = new CommandLine(again);
         cl.setOut(terminal.out());
         cl.setErr(terminal.err());
-        cl.setDefaultValueProvider(ConfigFile.defaults(config, cl.getCommandSpec(), Set.of("config", "help", "version")));
+        cl.setDefaultValueProvider(ConfigFile.defaults(config, cl.getCommandSpec(),
+                Set.of("config", "help", "version")));
         // The parse result holds the whole command line; serve's own arguments follow its name, and nothing
         // before it takes a value (cmdemux's own options are -h and -V).
         List<String> all = terminal.mixee.commandLine().getParseResult().originalArgs();

@@ -18,7 +18,8 @@ import picocli.CommandLine.Parameters;
 final class SnapshotCommand {
 
     @Command(name = "save", mixinStandardHelpOptions = true,
-            description = "Write every namespace's raw rtnetlink dumps and metadata to FILE (a zip that --snapshot reads).")
+            description = "Write every namespace's raw rtnetlink dumps and metadata to FILE"
+                    + " (a zip that --snapshot reads).")
     static final class Save implements Callable<Integer> {
         @Mixin
         Terminal terminal = new Terminal();
@@ -38,9 +39,11 @@ final class SnapshotCommand {
             try (OutputStream out = Files.newOutputStream(tmp)) {
                 SnapshotFile.write(out, live.host(), live.dumps(), sysfs);
             }
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
             int messages = live.dumps().stream().mapToInt(d -> d.messages().size()).sum();
-            terminal.err().printf("saved %d namespaces, %d netlink messages, %d sysfs files to %s%n", live.dumps().size(), messages, sysfs.size(), file);
+            terminal.err().printf("saved %d namespaces, %d netlink messages, %d sysfs files to %s%n",
+                    live.dumps().size(), messages, sysfs.size(), file);
             return ExitCode.OK;
         }
     }

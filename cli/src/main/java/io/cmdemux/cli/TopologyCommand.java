@@ -15,8 +15,10 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 @Command(name = "topology", mixinStandardHelpOptions = true,
-        description = {"Every namespace with its links: kind, mode, parent (across namespaces), master, MAC, state, addresses.",
-                "--format dot|svg draws it with the RDMA ports and their GID ndevs; svg needs Graphviz (Debian package graphviz)."})
+        description = {"Every namespace with its links: kind, mode, parent (across namespaces), master, MAC, state,"
+                + " addresses.",
+                "--format dot|svg draws it with the RDMA ports and their GID ndevs; svg needs Graphviz"
+                        + " (Debian package graphviz)."})
 final class TopologyCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
@@ -28,10 +30,12 @@ final class TopologyCommand implements Callable<Integer> {
     boolean json;
 
     @Option(names = "--namespace", paramLabel = "NAME",
-            description = "draw only this namespace (a name under /run/netns, host, or an inode), with the links its own stand on; repeatable")
+            description = "draw only this namespace (a name under /run/netns, host, or an inode),"
+                    + " with the links its own stand on; repeatable")
     List<String> namespaces = new ArrayList<>();
 
-    @Option(names = "--port", paramLabel = "DEV/N", description = "draw only this RDMA port's part of the host: its netdev, every upper of it, its GID ndevs")
+    @Option(names = "--port", paramLabel = "DEV/N",
+            description = "draw only this RDMA port's part of the host: its netdev, every upper of it, its GID ndevs")
     String port;
 
     @Mixin
@@ -45,7 +49,8 @@ final class TopologyCommand implements Callable<Integer> {
         Format f = Format.choose(format, json, "text, json, dot or svg");
         if (!f.picture()) {
             if (!namespaces.isEmpty() || port != null) {
-                throw new IllegalArgumentException("--namespace and --port restrict the pictures: add --format dot or --format svg");
+                throw new IllegalArgumentException("--namespace and --port restrict the pictures:"
+                        + " add --format dot or --format svg");
             }
             TopologySnapshot snap = TopologySource.load(rdma.snapshot);
             PodDirectory registered = pods.load(rdma.snapshot);
@@ -69,7 +74,8 @@ final class TopologyCommand implements Callable<Integer> {
 
     private void warnProblems(TopologySnapshot snap) {
         if (!snap.problems().isEmpty()) {
-            terminal.err().println("cmdemux: " + snap.problems().size() + " netlink messages could not be decoded; first: " + snap.problems().get(0));
+            terminal.err().println("cmdemux: " + snap.problems().size()
+                    + " netlink messages could not be decoded; first: " + snap.problems().get(0));
         }
     }
 }

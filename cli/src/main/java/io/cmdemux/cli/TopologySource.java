@@ -26,7 +26,8 @@ final class TopologySource {
             return new LiveDumps(scan.self(), new LiveDumper(exec, host).dumpAll(scan), scan.unreadable());
         } catch (IOException e) {
             throw new EnvironmentException("reading the live topology failed: " + e.getMessage()
-                    + (e.getMessage() != null && e.getMessage().contains("EPERM") ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : ""), e);
+                    + (e.getMessage() != null && e.getMessage().contains("EPERM")
+                            ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : ""), e);
         }
     }
 

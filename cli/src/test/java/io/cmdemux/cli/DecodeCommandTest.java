@@ -73,7 +73,9 @@ class DecodeCommandTest {
         }
     }
 
-    /** Every message of CmSamples over IPv4 and IPv6, every other one tagged: distinct non-zero values in every field. */
+    /**
+     * Every message of CmSamples over IPv4 and IPv6, every other one tagged: distinct non-zero values in every field.
+     */
     static List<byte[]> samples() throws Exception {
         List<byte[]> frames = new ArrayList<>();
         long tid = 0x77000;
@@ -81,8 +83,8 @@ class DecodeCommandTest {
             InetAddress s = InetAddress.getByName(pair[0]);
             InetAddress d = InetAddress.getByName(pair[1]);
             for (CmMessage m : CmSamples.all(s, d)) {
-                frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(tid % 2 == 0 ? Vlan.of(300) : null), CmSamples.l3(s, d), 0xC100, 0xFFFF, 1,
-                        Mad.of(m, tid++)));
+                frames.add(RoceFrameBuilder.cmFrame(CmSamples.l2(tid % 2 == 0 ? Vlan.of(300) : null),
+                        CmSamples.l3(s, d), 0xC100, 0xFFFF, 1, Mad.of(m, tid++)));
             }
         }
         return frames;
@@ -94,13 +96,19 @@ class DecodeCommandTest {
         assertThat(r.exit()).isEqualTo(0);
         List<String> lines = r.lines();
         assertThat(lines).hasSize(goodFrames + 2);
-        List<String> fields = List.of("frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "vlan.id", "infiniband.bth.opcode",
+        List<String> fields = List.of("frame.number", "ip.src", "ip.dst", "ipv6.src", "ipv6.dst", "vlan.id",
+                "infiniband.bth.opcode",
                 "infiniband.bth.p_key", "infiniband.bth.destqp", "infiniband.mad.mgmtclass", "infiniband.mad.method",
-                "infiniband.mad.attributeid", "infiniband.mad.transactionid", "infiniband.cm.req", "infiniband.cm.req.serviceid",
-                "infiniband.cm.req.serviceid.dport", "infiniband.cm.req.localqpn", "infiniband.cm.req.pkey", "infiniband.cm.req.localcaguid",
-                "infiniband.cm.req.prim_localgid", "infiniband.cm.req.prim_remotegid", "infiniband.cm.req.prim_localgid_ipv4",
-                "infiniband.cm.req.ip_cm.sport", "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4", "infiniband.cm.req.ip_cm.sip6",
-                "infiniband.cm.req.ip_cm.dip6", "infiniband.cm.rej.localcommid", "infiniband.cm.rej.reason", "infiniband.cm.rep",
+                "infiniband.mad.attributeid", "infiniband.mad.transactionid", "infiniband.cm.req",
+                "infiniband.cm.req.serviceid",
+                "infiniband.cm.req.serviceid.dport", "infiniband.cm.req.localqpn", "infiniband.cm.req.pkey",
+                "infiniband.cm.req.localcaguid",
+                "infiniband.cm.req.prim_localgid", "infiniband.cm.req.prim_remotegid",
+                "infiniband.cm.req.prim_localgid_ipv4",
+                "infiniband.cm.req.ip_cm.sport", "infiniband.cm.req.ip_cm.sip4", "infiniband.cm.req.ip_cm.dip4",
+                "infiniband.cm.req.ip_cm.sip6",
+                "infiniband.cm.req.ip_cm.dip6", "infiniband.cm.rej.localcommid", "infiniband.cm.rej.reason",
+                "infiniband.cm.rep",
                 "infiniband.cm.rep.localqpn", "infiniband.cm.rtu.localcommid", "infiniband.cm.dreq.localcommid",
                 "infiniband.cm.drsp.localcommid");
         List<Map<String, String>> rows = Tshark.fields(pcap, fields);
@@ -117,22 +125,27 @@ class DecodeCommandTest {
             soft.assertThat(j.at("/bth/opcode").asLong()).isEqualTo(Tshark.number(t.get("infiniband.bth.opcode")));
             soft.assertThat(j.at("/bth/pkey").asLong()).isEqualTo(Tshark.number(t.get("infiniband.bth.p_key")));
             soft.assertThat(j.at("/bth/destQp").asLong()).isEqualTo(Tshark.number(t.get("infiniband.bth.destqp")));
-            soft.assertThat(j.at("/mad/mgmtClass").asLong()).isEqualTo(Tshark.number(t.get("infiniband.mad.mgmtclass")));
+            soft.assertThat(j.at("/mad/mgmtClass").asLong())
+                    .isEqualTo(Tshark.number(t.get("infiniband.mad.mgmtclass")));
             soft.assertThat(j.at("/mad/method").asLong()).isEqualTo(Tshark.number(t.get("infiniband.mad.method")));
-            soft.assertThat(j.at("/mad/attributeId").asLong()).isEqualTo(Tshark.number(t.get("infiniband.mad.attributeid")));
-            soft.assertThat(Tshark.number(j.at("/mad/transactionId").asText())).isEqualTo(Tshark.number(t.get("infiniband.mad.transactionid")));
+            soft.assertThat(j.at("/mad/attributeId").asLong())
+                    .isEqualTo(Tshark.number(t.get("infiniband.mad.attributeid")));
+            soft.assertThat(Tshark.number(j.at("/mad/transactionId").asText()))
+                    .isEqualTo(Tshark.number(t.get("infiniband.mad.transactionid")));
             JsonNode cm = j.get("cm");
             switch (cm.get("type").asText()) {
                 case "REQ" -> {
                     hex(soft, cm, "localCommId", t.get("infiniband.cm.req"));
                     hex(soft, cm, "serviceId", t.get("infiniband.cm.req.serviceid"));
-                    soft.assertThat(cm.get("port").asLong()).isEqualTo(Tshark.number(t.get("infiniband.cm.req.serviceid.dport")));
+                    soft.assertThat(cm.get("port").asLong())
+                            .isEqualTo(Tshark.number(t.get("infiniband.cm.req.serviceid.dport")));
                     soft.assertThat(cm.get("portSpace").asText()).isEqualTo("TCP");
                     hex(soft, cm, "localQpn", t.get("infiniband.cm.req.localqpn"));
                     hex(soft, cm, "pkey", t.get("infiniband.cm.req.pkey"));
                     hex(soft, cm, "localCaGuid", t.get("infiniband.cm.req.localcaguid"));
                     if (v4) {
-                        addr(soft, cm.get("primaryLocalGid").asText().replace("::ffff:", ""), t.get("infiniband.cm.req.prim_localgid_ipv4"));
+                        addr(soft, cm.get("primaryLocalGid").asText().replace("::ffff:", ""),
+                                t.get("infiniband.cm.req.prim_localgid_ipv4"));
                         addr(soft, cm.at("/ipCm/srcIp").asText(), t.get("infiniband.cm.req.ip_cm.sip4"));
                         addr(soft, cm.at("/ipCm/dstIp").asText(), t.get("infiniband.cm.req.ip_cm.dip4"));
                     } else {
@@ -141,13 +154,15 @@ class DecodeCommandTest {
                         addr(soft, cm.at("/ipCm/srcIp").asText(), t.get("infiniband.cm.req.ip_cm.sip6"));
                         addr(soft, cm.at("/ipCm/dstIp").asText(), t.get("infiniband.cm.req.ip_cm.dip6"));
                     }
-                    soft.assertThat(cm.at("/ipCm/srcPort").asLong()).isEqualTo(Tshark.number(t.get("infiniband.cm.req.ip_cm.sport")));
+                    soft.assertThat(cm.at("/ipCm/srcPort").asLong())
+                            .isEqualTo(Tshark.number(t.get("infiniband.cm.req.ip_cm.sport")));
                     soft.assertThat(cm.at("/ipCm/version").asInt()).isEqualTo(0);
                     soft.assertThat(cm.at("/ipCm/ipVersion").asInt()).isEqualTo(v4 ? 4 : 6);
                 }
                 case "REJ" -> {
                     hex(soft, cm, "localCommId", t.get("infiniband.cm.rej.localcommid"));
-                    soft.assertThat(cm.get("reason").asLong()).isEqualTo(Tshark.number(t.get("infiniband.cm.rej.reason")));
+                    soft.assertThat(cm.get("reason").asLong())
+                            .isEqualTo(Tshark.number(t.get("infiniband.cm.rej.reason")));
                     soft.assertThat(cm.get("reasonName").asText()).isEqualTo("CONSUMER_DEFINED");
                 }
                 case "REP" -> {
@@ -170,7 +185,8 @@ class DecodeCommandTest {
         List<String> lines = r.lines();
         JsonNode truncated = TopologyView.JSON.readTree(lines.get(goodFrames));
         assertThat(truncated.get("frame").asInt()).isEqualTo(goodFrames + 1);
-        assertThat(truncated.get("offset").asInt()).isEqualTo(ETH + 4 + 2); // the tagged frame's IPv4 total length field
+        // the tagged frame's IPv4 total length field
+        assertThat(truncated.get("offset").asInt()).isEqualTo(ETH + 4 + 2);
         assertThat(truncated.get("error").asText()).contains("total length");
         assertThat(truncated.size()).isEqualTo(3);
         JsonNode arp = TopologyView.JSON.readTree(lines.get(goodFrames + 1));
@@ -183,12 +199,14 @@ class DecodeCommandTest {
         Run r = run("decode", pcap.toString());
         assertThat(r.exit()).isEqualTo(0);
         assertThat(r.lines()).hasSize(goodFrames + 2);
-        assertThat(r.lines().get(0)).contains("CM: ConnectRequest").contains("TCP 18515").contains("10.0.0.2:48879 → 10.0.0.5:18515");
+        assertThat(r.lines().get(0)).contains("CM: ConnectRequest").contains("TCP 18515")
+                .contains("10.0.0.2:48879 → 10.0.0.5:18515");
         assertThat(r.lines().get(2)).contains("CM: ConnectReject").contains("reason=28 (CONSUMER_DEFINED)");
         assertThat(r.lines().get(goodFrames)).contains("not a CM frame");
         Run v = run("decode", "-v", pcap.toString());
         // CmSamples' primary path: flow label 0xABCDE, packet rate 0x2A, SL 9 — the fields tshark misreads.
-        assertThat(v.out()).contains("primaryFlowLabel: " + 0xABCDE).contains("primaryPacketRate: " + 0x2A).contains("primarySl: 9")
+        assertThat(v.out()).contains("primaryFlowLabel: " + 0xABCDE).contains("primaryPacketRate: " + 0x2A)
+                .contains("primarySl: 9")
                 .contains("qkey: 0x80010000");
     }
 
@@ -196,7 +214,8 @@ class DecodeCommandTest {
     void humanOutputShowsTheHeaderTheKernelDoesNotTakeAsIpAndThatAFrameWithoutIcrcIsDropped() throws Exception {
         InetAddress a = InetAddress.getByName("10.0.0.2");
         InetAddress b = InetAddress.getByName("10.0.0.5");
-        byte[] plain = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(a, b), 0xC100, 0xFFFF, 1, Mad.of(CmSamples.req(a, b), 1));
+        byte[] plain = RoceFrameBuilder.cmFrame(CmSamples.l2(null), CmSamples.l3(a, b), 0xC100, 0xFFFF, 1,
+                Mad.of(CmSamples.req(a, b), 1));
         int header = MadHeader.SIZE + 140; // the REQ's private data, where the rdma_cm header starts
         byte[] afIb = CmCodec.encode(Mad.of(CmSamples.req(a, b), 2));
         afIb[header + 1] = 0x00; // IP version 0
@@ -210,10 +229,14 @@ class DecodeCommandTest {
         }
         Run r = run("decode", p.toString());
         assertThat(r.lines()).hasSize(3);
-        assertThat(r.lines().get(0)).contains("AF_IB (IP version 0 in the rdma_cm header) cma_hdr=[version 0x00, IP version 0, ::a00:2:48879 → ::a00:5]");
-        assertThat(r.lines().get(1)).contains("refused (cma_version 1 is not 0) cma_hdr=[version 0x01, IP version 4, 10.0.0.2:48879 → 10.0.0.5]");
-        assertThat(r.lines().get(2)).contains("ip=10.0.0.2:48879 → 10.0.0.5:18515").contains("[no ICRC").endsWith("the receiver drops the frame]");
-        assertThat(run("decode", "-v", p.toString()).out()).contains("reading: af_ib").contains("reading: refused").contains("icrcCheck: missing");
+        assertThat(r.lines().get(0)).contains("AF_IB (IP version 0 in the rdma_cm header) cma_hdr=[version 0x00,"
+                + " IP version 0, ::a00:2:48879 → ::a00:5]");
+        assertThat(r.lines().get(1)).contains("refused (cma_version 1 is not 0) cma_hdr=[version 0x01, IP version 4,"
+                + " 10.0.0.2:48879 → 10.0.0.5]");
+        assertThat(r.lines().get(2)).contains("ip=10.0.0.2:48879 → 10.0.0.5:18515").contains("[no ICRC")
+                .endsWith("the receiver drops the frame]");
+        assertThat(run("decode", "-v", p.toString()).out()).contains("reading: af_ib").contains("reading: refused")
+                .contains("icrcCheck: missing");
     }
 
     @Test

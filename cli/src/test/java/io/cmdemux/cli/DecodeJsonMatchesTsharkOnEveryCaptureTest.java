@@ -67,9 +67,11 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                     return socket.inet_pton(socket.AF_INET6, text)
                 return bytes(12) + socket.inet_aton(text)
 
-            # struct cma_hdr: cma_version, IP version byte (version in bits 7:4), source port, source and destination address
+            # struct cma_hdr: cma_version, IP version byte (version in bits 7:4), source port, source and
+            # destination address
             def cma_hdr(version, ip_version_byte, src, dst):
-                return bytes([version, ip_version_byte]) + struct.pack('>H', rnd.randrange(1 << 16)) + addr16(src) + addr16(dst)
+                return (bytes([version, ip_version_byte]) + struct.pack('>H', rnd.randrange(1 << 16))
+                        + addr16(src) + addr16(dst))
 
             def cm_data(sid=None, private_at=None, hdr=None):
                 d = bytearray(rnd.randbytes(232))
@@ -80,7 +82,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 return bytes(d)
 
             def mad(attribute, data):
-                # base version 1, class CM, class version 2, method Send; status, class specific, TID, attribute, reserved, modifier
+                # base version 1, class CM, class version 2, method Send; status, class specific, TID, attribute,
+                # reserved, modifier
                 return struct.pack('>BBBBHHQHHI', 1, 7, 2, 3, 0, 0, rnd.randrange(1 << 64), attribute, 0, 0) + data
 
             def frame(m, v6=False, vlan=None):
@@ -90,7 +93,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 l3 = IPv6(src='fd00:17::2', dst='fd00:17::5') if v6 else IP(src='10.0.0.2', dst='10.0.0.5', flags='DF')
                 deth = struct.pack('>II', 0x80010000, 1)
                 p = Ether(raw(l2 / l3 / UDP(sport=0xC000 | rnd.randrange(0x4000), dport=4791, chksum=0)
-                              / BTH(opcode=0x64, migreq=1, pkey=0xffff, dqpn=1, psn=rnd.randrange(1 << 24)) / Raw(deth + m)))
+                              / BTH(opcode=0x64, migreq=1, pkey=0xffff, dqpn=1, psn=rnd.randrange(1 << 24))
+                              / Raw(deth + m)))
                 if v6:
                     b = bytearray(raw(p))
                     b[-4:] = icrc_v6(p)
@@ -138,7 +142,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 ('rep-no-icrc-ipv6', without_icrc(frame(mad(REP, cm_data()), v6=True))),
                 ('req-wrong-icrc', wrong_icrc(req(sid(TCP), cma_hdr(0, 0x40, *V4)))),
             ]
-            for name, attribute in [('mra', MRA), ('rej', REJ), ('rep', REP), ('rtu', RTU), ('dreq', DREQ), ('drep', DREP), ('sidr-rep', SIDR_REP)]:
+            for name, attribute in [('mra', MRA), ('rej', REJ), ('rep', REP), ('rtu', RTU), ('dreq', DREQ),
+                                    ('drep', DREP), ('sidr-rep', SIDR_REP)]:
                 cases.append((name, frame(mad(attribute, cm_data()))))
                 cases.append((name + '-ipv6', frame(mad(attribute, cm_data()), v6=True, vlan=7)))
             wrpcap(sys.argv[1], [p for _, p in cases])
@@ -183,7 +188,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
     static final Map<String, List<Integer>> RESERVED_AT = Map.of(
             "infiniband.cm.req.prim_reserved1", List.of(52 + 42), // primary path: SL, subnet local, reserved
             "infiniband.cm.req.prim_reserved2", List.of(52 + 43), // primary path: local ACK timeout, reserved
-            // tshark shows alt_reserved1 twice: for the alternate path's byte 42 and again for its byte 43 (SAP supported there).
+            // tshark shows alt_reserved1 twice: for the alternate path's byte 42 and again for its
+            // byte 43 (SAP supported there).
             "infiniband.cm.req.alt_reserved1", List.of(96 + 42, 96 + 43),
             "infiniband.cm.rep.reserved", List.of(27), // RNR retry count, SRQ, reserved
             "infiniband.cm.rej.reserved0", List.of(8), // message rejected, reserved
@@ -204,8 +210,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         unmapped.removeAll(TSHARK_MISREADS);
         assertThat(unmapped).as("tshark fields with no comparison").isEmpty();
 
-        List<String> fields = new ArrayList<>(List.of("frame.number", "infiniband.mad.attributeid", "infiniband.mad.transactionid",
-                MAD_DATA, "infiniband.invariant.crc"));
+        List<String> fields = new ArrayList<>(List.of("frame.number", "infiniband.mad.attributeid",
+                "infiniband.mad.transactionid", MAD_DATA, "infiniband.invariant.crc"));
         fields.addAll(registered.keySet().stream().sorted().collect(Collectors.toList()));
         List<Path> captures = new ArrayList<>(labCaptures());
         Path scapy = dir.resolve("scapy.pcap");
@@ -216,8 +222,10 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         Set<String> compared = new TreeSet<>();
         List<DynamicTest> tests = new ArrayList<>();
         for (Path capture : captures) {
-            String name = capture.startsWith(LAB) ? LAB.relativize(capture).toString() : capture.getFileName().toString();
-            tests.add(DynamicTest.dynamicTest(name, () -> check(capture, fields, registered, ours, capture == scapy ? names : null, compared)));
+            String name = capture.startsWith(LAB) ? LAB.relativize(capture).toString()
+                    : capture.getFileName().toString();
+            tests.add(DynamicTest.dynamicTest(name, () -> check(capture, fields, registered, ours,
+                    capture == scapy ? names : null, compared)));
         }
         // Last: the captures between them made tshark show every field it has for CM, so none went unchecked.
         tests.add(DynamicTest.dynamicTest("every CM field tshark has was compared on some frame", () -> {
@@ -239,7 +247,9 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         return found;
     }
 
-    /** DecodeCommandTest's capture of our encoder's samples: non-zero flow labels and packet rates, every message type. */
+    /**
+     * DecodeCommandTest's capture of our encoder's samples: non-zero flow labels and packet rates, every message type.
+     */
     static Path ourSamples() throws Exception {
         Path pcap = dir.resolve("samples.pcap");
         try (OutputStream o = Files.newOutputStream(pcap); CaptureWriter w = CaptureWriter.ethernet(o)) {
@@ -250,7 +260,8 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         return pcap;
     }
 
-    static void check(Path capture, List<String> fields, Map<String, Tshark.Field> registered, Map<String, Function<JsonNode, Object>> ours,
+    static void check(Path capture, List<String> fields, Map<String, Tshark.Field> registered, Map<String,
+            Function<JsonNode, Object>> ours,
             List<String> names, Set<String> compared) throws Exception {
         DecodeCommandTest.Run run = DecodeCommandTest.run("decode", capture.toString(), "--json");
         assertThat(run.exit()).isEqualTo(ExitCode.OK);
@@ -266,27 +277,34 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
             JsonNode j = TopologyView.JSON.readTree(lines.get(i));
             String what = "frame " + t.get("frame.number") + (names == null ? "" : " (" + names.get(i) + ")");
             soft.assertThat(j.get("frame").asText()).as(what).isEqualTo(t.get("frame.number"));
-            List<String> shown = registered.keySet().stream().filter(f -> !t.get(f).isEmpty()).sorted().collect(Collectors.toList());
-            // tshark says nothing when it dissects only part of a MAD, so that it dissected one at all is its attribute ID.
+            List<String> shown = registered.keySet().stream().filter(f -> !t.get(f).isEmpty()).sorted()
+                    .collect(Collectors.toList());
+            // tshark says nothing when it dissects only part of a MAD, so that it dissected one
+            // at all is its attribute ID.
             if (t.get("infiniband.mad.attributeid").isEmpty()) {
                 soft.assertThat(shown).as("%s: CM fields without a MAD", what).isEmpty();
                 soft.assertThat(j.has("error")).as("%s: tshark finds no MAD, decode says %s", what, j).isTrue();
                 continue;
             }
             if (!j.has("cm")) {
-                soft.fail("%s: tshark dissects a MAD (attribute %s), decode says %s", what, t.get("infiniband.mad.attributeid"), j);
+                soft.fail("%s: tshark dissects a MAD (attribute %s), decode says %s", what,
+                        t.get("infiniband.mad.attributeid"), j);
                 continue;
             }
-            soft.assertThat(j.at("/mad/attributeId").asLong()).as(what).isEqualTo(Tshark.number(t.get("infiniband.mad.attributeid")));
-            soft.assertThat(Tshark.number(j.at("/mad/transactionId").asText())).as(what).isEqualTo(Tshark.number(t.get("infiniband.mad.transactionid")));
+            soft.assertThat(j.at("/mad/attributeId").asLong()).as(what)
+                    .isEqualTo(Tshark.number(t.get("infiniband.mad.attributeid")));
+            soft.assertThat(Tshark.number(j.at("/mad/transactionId").asText())).as(what)
+                    .isEqualTo(Tshark.number(t.get("infiniband.mad.transactionid")));
             byte[] tsharkData = Tshark.bytes(t.get(MAD_DATA));
             soft.assertThat(HEX.parseHex(j.at("/mad/data").asText())).as("%s: the CM data", what).isEqualTo(tsharkData);
             // tshark never checks the ICRC, but shows the 4 bytes, and none when the frame ends after the MAD.
             String crc = t.get("infiniband.invariant.crc");
             if (crc.isEmpty()) {
-                soft.assertThat(j.get("icrc").isNull()).as("%s: tshark shows no ICRC, decode %s", what, j.get("icrc")).isTrue();
+                soft.assertThat(j.get("icrc").isNull()).as("%s: tshark shows no ICRC, decode %s", what,
+                        j.get("icrc")).isTrue();
             } else {
-                soft.assertThat(Tshark.number(j.get("icrc").asText())).as("%s: icrc", what).isEqualTo(Tshark.number(crc));
+                soft.assertThat(Tshark.number(j.get("icrc").asText())).as("%s: icrc", what)
+                        .isEqualTo(Tshark.number(crc));
             }
             for (String field : shown) {
                 if (TSHARK_MISREADS.contains(field)) {
@@ -300,12 +318,14 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 Made made = MADE.get(names.get(i));
                 soft.assertThat(j.get("icrcCheck").asText()).as(what).isEqualTo(made.icrcCheck());
                 soft.assertThat(j.get("icrcValid").asBoolean()).as(what).isEqualTo(made.icrcCheck().equals("valid"));
-                soft.assertThat(j.has("receiver")).as("%s: says the receiver drops it", what).isEqualTo(!made.icrcCheck().equals("valid"));
+                soft.assertThat(j.has("receiver")).as("%s: says the receiver drops it", what)
+                        .isEqualTo(!made.icrcCheck().equals("valid"));
                 if (made.kernelReading() != null) {
                     soft.assertThat(j.at("/cm/ipCm/kernel/reading").asText()).as(what).isEqualTo(made.kernelReading());
                 }
                 if (!j.at("/cm/type").asText().startsWith("SIDR")) {
-                    // tshark has no SIDR fields (a known fault): those frames were compared through infiniband.mad.data above.
+                    // tshark has no SIDR fields (a known fault): those frames were compared
+                    // through infiniband.mad.data above.
                     soft.assertThat(shown).as("%s: tshark shows its CM fields", what).isNotEmpty();
                 }
             }
@@ -318,13 +338,16 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         String as = what + ": " + field.name() + " (tshark " + tshark + ")";
         if (ours instanceof List<?> each) {
             soft.assertThat(each.stream().map(Object::toString).collect(Collectors.joining(","))).as(as)
-                    .isEqualTo(Arrays.stream(tshark.split(",")).map(t -> Long.toUnsignedString(Tshark.number(t))).collect(Collectors.joining(",")));
+                    .isEqualTo(Arrays.stream(tshark.split(",")).map(t -> Long.toUnsignedString(Tshark.number(t)))
+                            .collect(Collectors.joining(",")));
             return;
         }
         switch (field.type()) {
             case "FT_BYTES" -> soft.assertThat((byte[]) ours).as(as).isEqualTo(Tshark.bytes(tshark));
-            case "FT_IPv4", "FT_IPv6" -> soft.assertThat((byte[]) ours).as(as).isEqualTo(InetAddresses.parse(tshark).getAddress());
-            default -> soft.assertThat((BigInteger) ours).as(as).isEqualTo(new BigInteger(Long.toUnsignedString(Tshark.number(tshark))));
+            case "FT_IPv4", "FT_IPv6" -> soft.assertThat((byte[]) ours).as(as)
+                    .isEqualTo(InetAddresses.parse(tshark).getAddress());
+            default -> soft.assertThat((BigInteger) ours).as(as)
+                    .isEqualTo(new BigInteger(Long.toUnsignedString(Tshark.number(tshark))));
         }
     }
 
@@ -340,25 +363,35 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 {"infiniband.cm.req.localqkey", "localQkey"}, {"infiniband.cm.req.localqpn", "localQpn"},
                 {"infiniband.cm.req.responderres", "responderResources"}, {"infiniband.cm.req.localeecn", "localEecn"},
                 {"infiniband.cm.req.initdepth", "initiatorDepth"}, {"infiniband.cm.req.remoteeecn", "remoteEecn"},
-                {"infiniband.cm.req.remoteresptout", "remoteCmResponseTimeout"}, {"infiniband.cm.req.transpsvctype", "transportServiceType"},
+                {"infiniband.cm.req.remoteresptout", "remoteCmResponseTimeout"},
+                {"infiniband.cm.req.transpsvctype", "transportServiceType"},
                 {"infiniband.cm.req.e2eflowctrl", "endToEndFlowControl"}, {"infiniband.cm.req.startpsn", "startingPsn"},
-                {"infiniband.cm.req.localresptout", "localCmResponseTimeout"}, {"infiniband.cm.req.retrcount", "retryCount"},
-                {"infiniband.cm.req.pkey", "pkey"}, {"infiniband.cm.req.pppmtu", "pathMtu"}, {"infiniband.cm.req.rdcexist", "rdcExists"},
+                {"infiniband.cm.req.localresptout", "localCmResponseTimeout"},
+                {"infiniband.cm.req.retrcount", "retryCount"}, {"infiniband.cm.req.pkey", "pkey"},
+                {"infiniband.cm.req.pppmtu", "pathMtu"}, {"infiniband.cm.req.rdcexist", "rdcExists"},
                 {"infiniband.cm.req.rnrretrcount", "rnrRetryCount"}, {"infiniband.cm.req.maxcmretr", "maxCmRetries"},
                 {"infiniband.cm.req.srq", "srq"}, {"infiniband.cm.req.ext_transport", "extendedTransportType"},
-                {"infiniband.cm.req.prim_locallid", "primaryLocalLid"}, {"infiniband.cm.req.prim_remotelid", "primaryRemoteLid"},
-                {"infiniband.cm.req.prim_localgid", "primaryLocalGid"}, {"infiniband.cm.req.prim_remotegid", "primaryRemoteGid"},
-                {"infiniband.cm.req.prim_tfcclass", "primaryTrafficClass"}, {"infiniband.cm.req.prim_hoplim", "primaryHopLimit"},
-                {"infiniband.cm.req.prim_sl", "primarySl"}, {"infiniband.cm.req.prim_subnetlocal", "primarySubnetLocal"},
+                {"infiniband.cm.req.prim_locallid", "primaryLocalLid"},
+                {"infiniband.cm.req.prim_remotelid", "primaryRemoteLid"},
+                {"infiniband.cm.req.prim_localgid", "primaryLocalGid"},
+                {"infiniband.cm.req.prim_remotegid", "primaryRemoteGid"},
+                {"infiniband.cm.req.prim_tfcclass", "primaryTrafficClass"},
+                {"infiniband.cm.req.prim_hoplim", "primaryHopLimit"}, {"infiniband.cm.req.prim_sl", "primarySl"},
+                {"infiniband.cm.req.prim_subnetlocal", "primarySubnetLocal"},
                 {"infiniband.cm.req.prim_localacktout", "primaryLocalAckTimeout"},
-                {"infiniband.cm.req.alt_locallid", "alternateLocalLid"}, {"infiniband.cm.req.alt_remotelid", "alternateRemoteLid"},
-                {"infiniband.cm.req.alt_localgid", "alternateLocalGid"}, {"infiniband.cm.req.alt_remotegid", "alternateRemoteGid"},
-                {"infiniband.cm.req.alt_tfcclass", "alternateTrafficClass"}, {"infiniband.cm.req.alt_hoplim", "alternateHopLimit"},
-                {"infiniband.cm.req.alt_sl", "alternateSl"}, {"infiniband.cm.req.alt_subnetlocal", "alternateSubnetLocal"},
+                {"infiniband.cm.req.alt_locallid", "alternateLocalLid"},
+                {"infiniband.cm.req.alt_remotelid", "alternateRemoteLid"},
+                {"infiniband.cm.req.alt_localgid", "alternateLocalGid"},
+                {"infiniband.cm.req.alt_remotegid", "alternateRemoteGid"},
+                {"infiniband.cm.req.alt_tfcclass", "alternateTrafficClass"},
+                {"infiniband.cm.req.alt_hoplim", "alternateHopLimit"}, {"infiniband.cm.req.alt_sl", "alternateSl"},
+                {"infiniband.cm.req.alt_subnetlocal", "alternateSubnetLocal"},
                 {"infiniband.cm.req.alt_localacktout", "alternateLocalAckTimeout"},
                 {"infiniband.cm.req.private", "privateData"}, {"infiniband.cm.req.ip_cm", "privateData"},
-                {"infiniband.cm.req.ip_cm.majv", "ipCm/majorVersion"}, {"infiniband.cm.req.ip_cm.minv", "ipCm/minorVersion"},
-                {"infiniband.cm.req.ip_cm.ipv", "ipCm/ipVersion"}, {"infiniband.cm.req.ip_cm.reserved", "ipCm/reserved"},
+                {"infiniband.cm.req.ip_cm.majv", "ipCm/majorVersion"},
+                {"infiniband.cm.req.ip_cm.minv", "ipCm/minorVersion"},
+                {"infiniband.cm.req.ip_cm.ipv", "ipCm/ipVersion"},
+                {"infiniband.cm.req.ip_cm.reserved", "ipCm/reserved"},
                 {"infiniband.cm.req.ip_cm.sport", "ipCm/srcPort"},
                 // tshark shows sip4/dip4 for IP version 4 and sip6/dip6 otherwise; decode shows both readings always.
                 {"infiniband.cm.req.ip_cm.sip4", "ipCm/srcIpv4"}, {"infiniband.cm.req.ip_cm.dip4", "ipCm/dstIpv4"},
@@ -368,16 +401,18 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
                 {"infiniband.cm.rep.localqkey", "localQkey"}, {"infiniband.cm.rep.localqpn", "localQpn"},
                 {"infiniband.cm.rep.localeecn", "localEecn"}, {"infiniband.cm.rep.startpsn", "startingPsn"},
                 {"infiniband.cm.rep.respres", "responderResources"}, {"infiniband.cm.rep.initdepth", "initiatorDepth"},
-                {"infiniband.cm.rep.tgtackdelay", "targetAckDelay"}, {"infiniband.cm.rep.failoveracc", "failoverAccepted"},
-                {"infiniband.cm.rep.e2eflowctrl", "endToEndFlowControl"}, {"infiniband.cm.rep.rnrretrcount", "rnrRetryCount"},
-                {"infiniband.cm.rep.srq", "srq"}, {"infiniband.cm.rep.localcaguid", "localCaGuid"},
-                {"infiniband.cm.rep.private", "privateData"},
+                {"infiniband.cm.rep.tgtackdelay", "targetAckDelay"},
+                {"infiniband.cm.rep.failoveracc", "failoverAccepted"},
+                {"infiniband.cm.rep.e2eflowctrl", "endToEndFlowControl"},
+                {"infiniband.cm.rep.rnrretrcount", "rnrRetryCount"}, {"infiniband.cm.rep.srq", "srq"},
+                {"infiniband.cm.rep.localcaguid", "localCaGuid"}, {"infiniband.cm.rep.private", "privateData"},
                 {"infiniband.cm.rtu.localcommid", "localCommId"}, {"infiniband.cm.rtu.remotecommid", "remoteCommId"},
                 {"infiniband.cm.rtu.private", "privateData"},
                 {"infiniband.cm.rej.localcommid", "localCommId"}, {"infiniband.cm.rej.remotecommid", "remoteCommId"},
                 {"infiniband.cm.rej.msgrej", "messageRejected"}, {"infiniband.cm.rej.rejinfolen", "rejectedInfoLength"},
-                {"infiniband.cm.rej.reason", "reason"}, {"infiniband.cm.rej.ari", "ari"}, {"infiniband.cm.rej.private", "privateData"},
-                {"infiniband.cm.dreq.localcommid", "localCommId"}, {"infiniband.cm.dreq.remotecommid", "remoteCommId"},
+                {"infiniband.cm.rej.reason", "reason"}, {"infiniband.cm.rej.ari", "ari"},
+                {"infiniband.cm.rej.private", "privateData"}, {"infiniband.cm.dreq.localcommid", "localCommId"},
+                {"infiniband.cm.dreq.remotecommid", "remoteCommId"},
                 {"infiniband.cm.req.remoteqpneecn", "remoteQpnEecn"}, {"infiniband.cm.dreq.private", "privateData"},
                 {"infiniband.cm.drsp.localcommid", "localCommId"}, {"infiniband.cm.drsp.remotecommid", "remoteCommId"},
                 {"infiniband.cm.drsp.private", "privateData"}}) {
@@ -393,10 +428,12 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         m.put("infiniband.cm.req.prim_remotegid_ipv4", j -> last4(address(j.at("/cm/primaryRemoteGid"))));
         // The service ID's top 5 bytes and byte 5, the low byte of the port space.
         m.put("infiniband.cm.req.serviceid.prefix", j -> Arrays.copyOfRange(octets(j.at("/cm/serviceId"), 8), 0, 5));
-        m.put("infiniband.cm.req.serviceid.protocol", j -> BigInteger.valueOf(octets(j.at("/cm/serviceId"), 8)[5] & 0xff));
+        m.put("infiniband.cm.req.serviceid.protocol",
+                j -> BigInteger.valueOf(octets(j.at("/cm/serviceId"), 8)[5] & 0xff));
         for (Map.Entry<String, List<Integer>> r : RESERVED_AT.entrySet()) {
             Tshark.Field field = registered.get(r.getKey());
-            m.put(r.getKey(), j -> r.getValue().stream().map(at -> reservedBits(HEX.parseHex(j.at("/mad/data").asText()), at, field))
+            m.put(r.getKey(), j -> r.getValue().stream()
+                    .map(at -> reservedBits(HEX.parseHex(j.at("/mad/data").asText()), at, field))
                     .collect(Collectors.toList()));
         }
         return m;
@@ -469,8 +506,10 @@ class DecodeJsonMatchesTsharkOnEveryCaptureTest {
         for (SpecLayout.Field f : SpecLayout.TABLE.get(attribute)) {
             BigInteger tshark = SpecLayout.read(tsharkData, 0, f);
             BigInteger whole = specValue(cm.get(jsonKey(f.path())));
-            BigInteger ours = whole.shiftRight(f.shift()).and(BigInteger.ONE.shiftLeft(f.width()).subtract(BigInteger.ONE));
-            soft.assertThat(ours).as("%s: %s %s through infiniband.mad.data", what, attribute, f.path()).isEqualTo(tshark);
+            BigInteger ours = whole.shiftRight(f.shift()).and(BigInteger.ONE.shiftLeft(f.width())
+                    .subtract(BigInteger.ONE));
+            soft.assertThat(ours).as("%s: %s %s through infiniband.mad.data", what, attribute, f.path())
+                    .isEqualTo(tshark);
         }
         Integer at = CMA_HEADER_AT.get(attribute.name());
         if (at == null) {

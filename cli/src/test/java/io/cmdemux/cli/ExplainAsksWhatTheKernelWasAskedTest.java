@@ -49,7 +49,8 @@ class ExplainAsksWhatTheKernelWasAskedTest {
             HostState state = o.load(new java.io.PrintWriter(System.err, true));
             Map<String, String> want = LabCheckCommand.expected(dir);
             Set<Long> seen = new HashSet<>();
-            for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1, List.of(ResolverMode.KERNEL))) {
+            for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1,
+                    List.of(ResolverMode.KERNEL))) {
                 PacketMeta m = r.meta();
                 if (!seen.add(m.localCommId())) {
                     continue; // a retransmission; the kernel decided on the first
@@ -61,21 +62,25 @@ class ExplainAsksWhatTheKernelWasAskedTest {
                 Cli.Result res = Cli.run(args.toArray(String[]::new));
                 assertThat(res.err()).as("%s %s", dir.getFileName(), args).isEmpty();
                 JsonNode answer = JSON.readTree(res.out());
-                assertThat(outcome(state, answer)).as("%s %s: explain %s", dir.getFileName(), comm, String.join(" ", args)).isEqualTo(kernel);
+                assertThat(outcome(state, answer)).as("%s %s: explain %s", dir.getFileName(), comm,
+                        String.join(" ", args)).isEqualTo(kernel);
                 assertThat(res.exit()).isEqualTo(kernel.startsWith("deliver") ? ExitCode.OK : ExitCode.NO);
                 outcomes.add(kernel.replaceAll(":.*", ""));
                 asked++;
             }
         }
         assertThat(asked).isGreaterThan(60);
-        assertThat(outcomes).as("the recordings hold every kind of answer").containsExactlyInAnyOrder("deliver", "reject", "drop");
+        assertThat(outcomes).as("the recordings hold every kind of answer")
+                .containsExactlyInAnyOrder("deliver", "reject", "drop");
     }
 
     @Test
     void theDaemonsExplainQueryTakesTheCommandsOptions() {
-        // explain's own options, not the host-state ones (--lab, --listener, --json ...) the query gets from the daemon.
+        // explain's own options, not the host-state ones (--lab, --listener, --json ...) the
+        // query gets from the daemon.
         Set<String> options = new HashSet<>();
-        for (picocli.CommandLine.Model.OptionSpec o : new picocli.CommandLine(new ExplainCommand()).getCommandSpec().options()) {
+        for (picocli.CommandLine.Model.OptionSpec o : new picocli.CommandLine(new ExplainCommand())
+                .getCommandSpec().options()) {
             if (o.userObject() instanceof java.lang.reflect.Field f && f.getDeclaringClass() == ExplainCommand.class) {
                 options.add(o.longestName().substring(2).replace('-', '_'));
             }
@@ -83,7 +88,10 @@ class ExplainAsksWhatTheKernelWasAskedTest {
         assertThat(options).isEqualTo(io.cmdemux.daemon.Queries.EXPLAIN_ARGS);
     }
 
-    /** What a user types: the request's addresses, and its port space, QP type and GID only where they are not the defaults. */
+    /**
+     * What a user types: the request's addresses, and its port space, QP type and GID only
+     * where they are not the defaults.
+     */
     private static List<String> explainArgs(Path dir, PacketMeta m) {
         PortSpace ps = PortSpace.ofServiceId(m.serviceId()).orElseThrow();
         int port = (int) (m.serviceId() & 0xffff);
@@ -116,7 +124,8 @@ class ExplainAsksWhatTheKernelWasAskedTest {
         switch (d.path("outcome").asText()) {
             case "deliver": {
                 long inode = d.path("namespace").path("inode").asLong();
-                NetnsState ns = state.topology().namespaces().stream().filter(n -> n.id().inode() == inode).findFirst().orElseThrow();
+                NetnsState ns = state.topology().namespaces().stream().filter(n -> n.id().inode() == inode).findFirst()
+                        .orElseThrow();
                 return "deliver:" + (ns.host() ? "init" : ns.displayName());
             }
             case "reject":

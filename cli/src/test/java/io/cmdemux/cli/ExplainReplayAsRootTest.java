@@ -81,7 +81,8 @@ class ExplainReplayAsRootTest {
     }
 
     private static JsonNode explain(String dst, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("explain", "--rdma-port", port, "--dst", dst, "--src", "10.66.0.99:40000", "--json"));
+        List<String> args = new ArrayList<>(List.of("explain", "--rdma-port", port, "--dst", dst, "--src",
+                "10.66.0.99:40000", "--json"));
         args.addAll(List.of(extra));
         Cli.Result r = Cli.run(args.toArray(String[]::new));
         JsonNode j = JSON.readTree(r.out());
@@ -95,14 +96,16 @@ class ExplainReplayAsRootTest {
         JsonNode j = explain("10.66.0.11:7471", "--listener", pod1 + ":0.0.0.0:7471");
         assertThat(j.get("outcome").asText()).isEqualTo("deliver");
         assertThat(j.at("/namespace/names/0").asText()).isEqualTo(pod1);
-        assertThat(j.at("/namespace/inode").asLong()).isEqualTo(Long.parseLong(sh("stat", "-L", "-c", "%i", "/run/netns/" + pod1).trim()));
+        assertThat(j.at("/namespace/inode").asLong())
+                .isEqualTo(Long.parseLong(sh("stat", "-L", "-c", "%i", "/run/netns/" + pod1).trim()));
         assertThat(j.at("/netdev/name").asText()).isEqualTo("net1");
         assertThat(j.at("/listener/port").asInt()).isEqualTo(7471);
         assertThat(j.get("agree").asBoolean()).isTrue();
         assertThat(j.get("netstack").get("outcome").asText()).isEqualTo("deliver");
         List<String> steps = new ArrayList<>();
         j.get("trace").forEach(s -> steps.add(s.get("step").asText()));
-        assertThat(steps).containsSubsequence("gid-match", "ib-cm-listen", "net-dev", "validate-net-dev", "netns", "listener");
+        assertThat(steps).containsSubsequence("gid-match", "ib-cm-listen", "net-dev", "validate-net-dev",
+                "netns", "listener");
     }
 
     @Test
@@ -137,11 +140,13 @@ class ExplainReplayAsRootTest {
         assertThat(lowestNs).as("gids lists 10.66.0.50").isNotNull();
         String other = lowestNs.equals(pod1) ? pod2 : pod1;
         String otherMac = other.equals(pod1) ? "02:66:00:00:00:01" : "02:66:00:00:00:02";
-        JsonNode j = explain("10.66.0.50:7471", "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471", "--dmac", otherMac);
+        JsonNode j = explain("10.66.0.50:7471", "--listener", pod1 + ":0.0.0.0:7471", "--listener",
+                pod2 + ":0.0.0.0:7471", "--dmac", otherMac);
         assertThat(j.at("/namespace/names/0").asText()).isEqualTo(lowestNs);
         assertThat(j.at("/netstack/namespace/names/0").asText()).isEqualTo(other);
         assertThat(j.get("agree").asBoolean()).isFalse();
-        Cli.Result text = Cli.run("explain", "--rdma-port", port, "--dst", "10.66.0.50:7471", "--src", "10.66.0.99:40000",
+        Cli.Result text = Cli.run("explain", "--rdma-port", port, "--dst", "10.66.0.50:7471", "--src",
+                "10.66.0.99:40000",
                 "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471", "--dmac", otherMac);
         assertThat(text.out()).contains("DISAGREE").contains("same IP");
     }
@@ -151,13 +156,16 @@ class ExplainReplayAsRootTest {
         Path pcap = tmp.resolve("reqs.pcap");
         String[] dsts = {"10.66.0.11", "10.66.0.12", "10.66.1.13"};
         HwAddr client = HwAddr.parse("02:66:00:00:00:99");
-        try (OutputStream out = Files.newOutputStream(pcap); PcapWriter w = new PcapWriter(out, PcapWriter.LINKTYPE_ETHERNET)) {
+        try (OutputStream out = Files.newOutputStream(pcap); PcapWriter w = new PcapWriter(out,
+                PcapWriter.LINKTYPE_ETHERNET)) {
             for (int i = 0; i < dsts.length; i++) {
                 var src = InetAddresses.parse("10.66.0.99");
                 var dst = InetAddresses.parse(dsts[i]);
-                var req = RdmaCmRequests.req(0x1000 + i, 0x0266000000000099L, 0x11, 0x100, PortSpace.TCP, src, 40000 + i, dst, 7471, null);
-                byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:66:00:00:00:0" + (i + 1)), client, null),
-                        L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, 0x77 + i));
+                var req = RdmaCmRequests.req(0x1000 + i, 0x0266000000000099L, 0x11, 0x100, PortSpace.TCP, src,
+                        40000 + i, dst, 7471, null);
+                byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:66:00:00:00:0" + (i + 1)),
+                        client, null), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0,
+                        Mad.of(req, 0x77 + i));
                 w.write(1_000_000L * (i + 1), f);
             }
         }
@@ -170,7 +178,8 @@ class ExplainReplayAsRootTest {
         }
         assertThat(lines).hasSize(3);
         assertThat(lines).extracting(l -> l.get("frame").asInt()).containsExactly(1, 2, 3);
-        assertThat(lines).extracting(l -> l.get("localCommId").asText()).containsExactly("0x00001000", "0x00001001", "0x00001002");
+        assertThat(lines).extracting(l -> l.get("localCommId").asText())
+                .containsExactly("0x00001000", "0x00001001", "0x00001002");
         assertThat(lines).extracting(l -> l.get("outcome").asText()).containsExactly("deliver", "deliver", "drop");
         assertThat(lines.get(0).at("/namespace/names/0").asText()).isEqualTo(pod1);
         assertThat(lines.get(1).at("/namespace/names/0").asText()).isEqualTo(pod2);

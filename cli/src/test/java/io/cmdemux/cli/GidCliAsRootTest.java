@@ -31,8 +31,8 @@ class GidCliAsRootTest {
     void setUp() {
         ns = new Netns("gc");
         uplink = ns.hostLink("up");
-        bash("ip link add " + uplink + " type veth peer name " + ns.name("upp") + " && ip link set " + uplink + " addrgenmode none"
-                + " && ip link set " + uplink + " up && ip link set " + ns.name("upp") + " up");
+        bash("ip link add " + uplink + " type veth peer name " + ns.name("upp") + " && ip link set " + uplink
+                + " addrgenmode none && ip link set " + uplink + " up && ip link set " + ns.name("upp") + " up");
         port = "soft0=" + uplink;
     }
 
@@ -44,17 +44,17 @@ class GidCliAsRootTest {
     private String macvlanPod(String suffix, String ip) {
         String pod = ns.add(suffix);
         String mv = ns.name("m" + suffix);
-        bash("ip link add " + mv + " link " + uplink + " type macvlan mode bridge && ip link set " + mv + " netns " + pod
-                + " && ip -n " + pod + " link set " + mv + " name net1 && ip -n " + pod + " addr add " + ip + "/24 dev net1"
-                + " && ip -n " + pod + " link set net1 up");
+        bash("ip link add " + mv + " link " + uplink + " type macvlan mode bridge && ip link set " + mv
+                + " netns " + pod + " && ip -n " + pod + " link set " + mv + " name net1 && ip -n " + pod + " addr add "
+                + ip + "/24 dev net1 && ip -n " + pod + " link set net1 up");
         return pod;
     }
 
     private String vethPod(String suffix, String ip) {
         String pod = ns.add(suffix);
         String vh = ns.hostLink("h" + suffix);
-        bash("ip link add " + vh + " type veth peer name eth0 netns " + pod + " && ip -n " + pod + " addr add " + ip + "/24 dev eth0"
-                + " && ip -n " + pod + " link set eth0 up && ip link set " + vh + " up");
+        bash("ip link add " + vh + " type veth peer name eth0 netns " + pod + " && ip -n " + pod + " addr add " + ip
+                + "/24 dev eth0 && ip -n " + pod + " link set eth0 up && ip link set " + vh + " up");
         return pod;
     }
 
@@ -63,7 +63,8 @@ class GidCliAsRootTest {
     }
 
     private static JsonNode ipLink(String pod, String dev) throws Exception {
-        return JSON.readTree(pod == null ? sh("ip", "-j", "link", "show", "dev", dev) : sh("ip", "-n", pod, "-j", "link", "show", "dev", dev)).get(0);
+        return JSON.readTree(pod == null ? sh("ip", "-j", "link", "show", "dev", dev)
+                : sh("ip", "-n", pod, "-j", "link", "show", "dev", dev)).get(0);
     }
 
     private static List<JsonNode> inNamespace(JsonNode gids, long inode) {
@@ -103,7 +104,8 @@ class GidCliAsRootTest {
             // One entry per IP (RoCE v2 only): the IPv4 address, then the link-local one (IPv4
             // before IPv6 within a device, _add_netdev_ips); the ndev is the pod's macvlan.
             assertThat(mine).extracting(e -> e.get("gid").asText())
-                    .containsExactly("::ffff:" + (pod.equals(p1) ? "10.68.0.1" : "10.68.0.2"), LinkLocal.ofMac(net1.get("address").asText()));
+                    .containsExactly("::ffff:" + (pod.equals(p1) ? "10.68.0.1" : "10.68.0.2"),
+                            LinkLocal.ofMac(net1.get("address").asText()));
             assertThat(mine).allSatisfy(e -> {
                 assertThat(e.get("ndev").get("name").asText()).isEqualTo("net1");
                 assertThat(e.get("ndev").get("ifindex").asInt()).isEqualTo(net1.get("ifindex").asInt());
@@ -122,7 +124,8 @@ class GidCliAsRootTest {
 
         Process sleeper = new ProcessBuilder("ip", "netns", "exec", p2, "sleep", "60").start();
         try {
-            Cli.Result i2 = Cli.run("gid-index", "--pid", Long.toString(sleeper.pid()), "--ip", "10.68.0.2", "--type", "v2", "--json", "--rdma-port", port);
+            Cli.Result i2 = Cli.run("gid-index", "--pid", Long.toString(sleeper.pid()), "--ip", "10.68.0.2", "--type",
+                    "v2", "--json", "--rdma-port", port);
             assertThat(i2.exit()).as(i2.err()).isZero();
             JsonNode a = JSON.readTree(i2.out());
             assertThat(a.get("index").asInt()).isEqualTo(podIndices.get(1));
@@ -137,7 +140,8 @@ class GidCliAsRootTest {
         assertThat(none.out()).isEmpty();
         assertThat(none.err()).contains("eth0 (veth)").contains("not an upper");
 
-        Cli.Result notHere = Cli.run("gid-index", "--netns", "/run/netns/" + p1, "--ip", "10.99.9.9", "--rdma-port", port);
+        Cli.Result notHere = Cli.run("gid-index", "--netns", "/run/netns/" + p1, "--ip", "10.99.9.9",
+                "--rdma-port", port);
         assertThat(notHere.exit()).isEqualTo(ExitCode.NO);
         assertThat(notHere.err()).contains("10.99.9.9 is not configured in netns " + p1);
     }
@@ -155,18 +159,21 @@ class GidCliAsRootTest {
             // Every NOT_AN_UPPER message names our port's netdev, so for those only the subject (pod/link) says whose
             // they are; otherwise other tests' pods on a shared machine count as ours.
             boolean notAnUpper = p.get("kind").asText().equals("NOT_AN_UPPER");
-            if (p.get("subject").asText().startsWith(ns.prefix()) || (!notAnUpper && p.get("message").asText().contains(ns.prefix()))) {
+            if (p.get("subject").asText().startsWith(ns.prefix())
+                    || (!notAnUpper && p.get("message").asText().contains(ns.prefix()))) {
                 ours.add(p);
             }
         });
         // Other tests' namespaces may exist on the host meanwhile; their messages name our uplink too, so
         // the pods are told apart by the subject alone.
-        assertThat(ours).filteredOn(p -> p.get("kind").asText().equals("NOT_AN_UPPER") && p.get("subject").asText().startsWith(ns.prefix()))
+        assertThat(ours).filteredOn(p -> p.get("kind").asText().equals("NOT_AN_UPPER")
+                && p.get("subject").asText().startsWith(ns.prefix()))
                 .extracting(p -> p.get("subject").asText()).containsExactly(vp + "/eth0");
         assertThat(ours).filteredOn(p -> p.get("kind").asText().equals("NOT_AN_UPPER"))
                 .allSatisfy(p -> assertThat(p.get("fix").asText()).contains("macvlan").contains(uplink));
         assertThat(ours).filteredOn(p -> p.get("kind").asText().equals("SAME_IP_IN_TWO_NAMESPACES"))
-                .singleElement().satisfies(p -> assertThat(p.get("message").asText()).contains("10.68.1.1").contains(p1).contains(p3));
+                .singleElement().satisfies(p -> assertThat(p.get("message").asText()).contains("10.68.1.1").contains(p1)
+                        .contains(p3));
 
         // The pod whose entry has the higher index is warned that the lower one wins.
         Cli.Result a = Cli.run("gid-index", "--netns", "/run/netns/" + p1, "--ip", "10.68.1.1", "--rdma-port", port);
@@ -200,10 +207,12 @@ class GidCliAsRootTest {
                 mlx.add(e);
             }
         });
-        assertThat(mlx).extracting(e -> e.get("gid").asText() + " " + e.get("type").asText() + " " + e.get("ndev").isNull())
+        assertThat(mlx).extracting(e -> e.get("gid").asText() + " " + e.get("type").asText() + " "
+                + e.get("ndev").isNull())
                 .containsExactly("fe80::b859:9f03:a1:b2c0 IB true", "fe80::b859:9f03:a1:b2c8 IB true");
         Cli.Result live = Cli.run("gids", "--json", "--device", "soft0", "--rdma-port", port);
-        JsonNode soft = JSON.readTree(Cli.run("gids", "--json", "--device", "soft0", "--snapshot", file.toString(), "--rdma-port", port).out());
+        JsonNode soft = JSON.readTree(Cli.run("gids", "--json", "--device", "soft0", "--snapshot", file.toString(),
+                "--rdma-port", port).out());
         // Inodes are the same; the snapshot keeps names, ifindexes and addresses.
         assertThat(soft).isEqualTo(JSON.readTree(live.out()));
     }

@@ -66,7 +66,8 @@ class GidsCliTest {
     void gidsTextIsAShowGidsTable(@TempDir Path tmp) throws Exception {
         Cli.Result r = Cli.run("gids", "--snapshot", snapshotDir(tmp, "roce").toString(), "--device", "mlx5_1");
         assertThat(r.exit()).isZero();
-        assertThat(r.out().lines().findFirst().orElseThrow()).startsWith("DEV").contains("PORT", "INDEX", "GID", "IPv4", "VER", "NDEV", "NETNS", "NAMES");
+        assertThat(r.out().lines().findFirst().orElseThrow()).startsWith("DEV")
+                .contains("PORT", "INDEX", "GID", "IPv4", "VER", "NDEV", "NETNS", "NAMES");
         assertThat(r.out()).contains("0000:0000:0000:0000:0000:ffff:0a4d:000b 10.77.0.11").contains("10 GIDs");
     }
 

@@ -56,10 +56,12 @@ class LargeTopologyPictureWithGraphvizTest {
     void oneNamespaceOfAThousandOnOnePortRendersAsSvgWithinBoundedTime() {
         Host.requireCommand("dot", "graphviz");
         long t0 = System.nanoTime();
-        Cli.Result r = Cli.run("topology", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up", "--format", "svg",
+        Cli.Result r = Cli.run("topology", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up",
+                "--format", "svg",
                 "--namespace", "pod500", "--port", "rxe0/1");
         long ms = (System.nanoTime() - t0) / 1_000_000;
-        System.out.println("1000 namespaces, --namespace pod500 --port rxe0/1, svg: " + ms + " ms (snapshot read, GID table, layout)");
+        System.out.println("1000 namespaces, --namespace pod500 --port rxe0/1, svg: " + ms
+                + " ms (snapshot read, GID table, layout)");
         assertThat(r.exit()).as(r.err()).isEqualTo(0);
         assertThat(ms).isLessThan(FILTERED_SVG_MILLIS);
         SvgDoc svg = SvgDoc.parse(r.out());
@@ -75,7 +77,8 @@ class LargeTopologyPictureWithGraphvizTest {
     void aDecisionOnAPortSharedByAThousandPodsDrawsWhatItsTracePointsAtWithinBoundedTime() {
         Host.requireCommand("dot", "graphviz");
         long t0 = System.nanoTime();
-        Cli.Result r = Cli.run("explain", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up", "--dst", "10.81.2.1:7471",
+        Cli.Result r = Cli.run("explain", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up", "--dst",
+                "10.81.2.1:7471",
                 "--src", "10.81.9.9:4000", "--listener", "pod500:0.0.0.0:7471", "--format", "svg");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("1000 namespaces, explain --format svg: " + ms + " ms");
@@ -92,7 +95,8 @@ class LargeTopologyPictureWithGraphvizTest {
     @Test
     void theWholeThousandAsDotWithinBoundedTime() {
         long t0 = System.nanoTime();
-        Cli.Result r = Cli.run("topology", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up", "--format", "dot");
+        Cli.Result r = Cli.run("topology", "--snapshot", snapshot.toString(), "--rdma-port", "rxe0=up",
+                "--format", "dot");
         long ms = (System.nanoTime() - t0) / 1_000_000;
         System.out.println("1000 namespaces, whole host, dot: " + ms + " ms, " + r.out().length() + " bytes");
         assertThat(r.exit()).as(r.err()).isEqualTo(0);

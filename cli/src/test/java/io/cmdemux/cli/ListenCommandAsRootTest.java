@@ -57,7 +57,8 @@ class ListenCommandAsRootTest {
             assertThat(listening.path("address").asText()).isEqualTo(IP_A);
             Listener l = lab.listener(x -> x.port() == 7471);
             for (int i = 1; i <= 3; i++) {
-                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i))).isEqualTo(Consumers.Handover.TAKEN);
+                assertThat(lab.server.deliver(ControlLab.delivery(1000 + i, l, IP_A, 0xabc000L + i)))
+                        .isEqualTo(Consumers.Handover.TAKEN);
                 JsonNode req = p.nextJson();
                 assertThat(req.path("event").asText()).isEqualTo("req");
                 assertThat(req.path("traceId").asText()).isEqualTo(Long.toString(1000 + i));
@@ -128,5 +129,39 @@ class ListenCommandAsRootTest {
         ListenProcess p = listen(hidden, "--ip", "0.0.0.0", "--port", "1", "--connect-timeout", "500");
         assertThat(p.waitFor()).isEqualTo(3);
         assertThat(p.stderr()).contains("cannot reach the cmdemux daemon");
+    }
+    @Test
+    void aDaemonRestartIsSurvivedTheListenerComesBackAndRequestsFlowAgain() throws Exception {
+        ListenProcess p = listen(podA, "--ip", IP_A, "--port", "7476", "--json");
+        try {
+            assertThat(p.nextJson().path("event").asText()).isEqualTo("listening");
+            lab.server.close(); // the daemon goes: its sockets close, its listeners die with it
+            JsonNode gone = p.nextJson();
+            assertThat(gone.path("event").asText()).isEqualTo("disconnected");
+            lab.start();
+            JsonNode back = p.nextJson();
+            assertThat(back.path("event").asText()).isEqualTo("reconnected");
+            assertThat(back.path("namespace").path("name").asText()).isEqualTo(podA);
+            assertThat(back.path("port").asInt()).isEqualTo(7476);
+            Listener l = lab.listener(x -> x.port() == 7476);
+            assertThat(l.netns()).isEqualTo(lab.id(podA));
+            assertThat(lab.server.deliver(ControlLab.delivery(4242, l, IP_A, 0x4242L)))
+                    .isEqualTo(Consumers.Handover.TAKEN);
+            JsonNode req = p.nextJson();
+            assertThat(req.path("event").asText()).isEqualTo("req");
+            assertThat(req.path("traceId").asText()).isEqualTo("4242");
+            assertThat(req.path("listenerId").asLong()).isEqualTo(back.path("listenerId").asLong());
+        } finally {
+            p.stop();
+        }
+    }
+
+    @Test
+    void withNoReconnectTheDaemonGoingAwayEndsItWithThree() throws Exception {
+        ListenProcess p = listen(podA, "--ip", IP_A, "--port", "7477", "--json", "--no-reconnect");
+        assertThat(p.nextJson().path("event").asText()).isEqualTo("listening");
+        lab.server.close();
+        assertThat(p.waitFor()).isEqualTo(3);
+        assertThat(p.stderr()).contains("closed");
     }
 }

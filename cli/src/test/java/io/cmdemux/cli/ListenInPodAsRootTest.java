@@ -31,7 +31,8 @@ class ListenInPodAsRootTest {
 
     @Test
     void aProcessStartedInAPodIsPlacedInThatPodOnTheHostSocket() throws Exception {
-        ListenProcess p = ListenProcess.start(podA, "--socket", lab.hostSocket.toString(), "--ip", "0.0.0.0", "--port", "7475", "--json");
+        ListenProcess p = ListenProcess.start(podA, "--socket", lab.hostSocket.toString(), "--ip", "0.0.0.0", "--port",
+                "7475", "--json");
         try {
             JsonNode listening = p.nextJson();
             assertThat(listening.path("event").asText()).isEqualTo("listening");

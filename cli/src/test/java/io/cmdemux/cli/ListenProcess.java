@@ -39,7 +39,8 @@ final class ListenProcess {
         if (ns != null) {
             cmd.addAll(List.of("ip", "netns", "exec", ns));
         }
-        cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString()); // the same Java as the test
+        // the same Java as the test
+        cmd.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-cp");
         cmd.add(System.getProperty("java.class.path"));
         cmd.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=warn");
@@ -73,13 +74,16 @@ final class ListenProcess {
             if (line != null) {
                 lines.add(EOF);
             }
-            throw new AssertionError("`cmdemux listen` printed no line" + (process.isAlive() ? "" : " and exited " + process.exitValue())
+            throw new AssertionError("`cmdemux listen` printed no line"
+                    + (process.isAlive() ? "" : " and exited " + process.exitValue())
                     + "; stderr:\n" + stderr);
         }
         return JSON.readTree(line);
     }
 
-    /** SIGTERM, then the exit status. Process.destroy() would also close our end of its stdout, losing the last lines. */
+    /**
+     * SIGTERM, then the exit status. Process.destroy() would also close our end of its stdout, losing the last lines.
+     */
     int stop() throws InterruptedException {
         Host.run("kill", "-TERM", Long.toString(process.pid()));
         if (!process.waitFor(15, TimeUnit.SECONDS)) {

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class PathCliTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final String FABRIC = Path.of("../pathrecord/src/test/resources/static/fabric.dump").toAbsolutePath().normalize().toString();
+    static final String FABRIC = Path.of("../pathrecord/src/test/resources/static/fabric.dump").toAbsolutePath()
+            .normalize().toString();
     static final String SGID = "fe80::2:c903:0:1";
     static final String PEER = "fe80::2:c903:0:77";
 
@@ -29,7 +30,8 @@ class PathCliTest {
     }
 
     static Cli.Result query(Path tmp, String... extra) throws Exception {
-        List<String> a = new ArrayList<>(List.of("path", "query", "--snapshot", emptyHost(tmp).toString(), "--source", "static", "--static-file", FABRIC,
+        List<String> a = new ArrayList<>(List.of("path", "query", "--snapshot", emptyHost(tmp).toString(), "--source",
+                "static", "--static-file", FABRIC,
                 "--device", "mlx5_0", "--port", "1", "--sgid", SGID, "--dgid", PEER));
         a.addAll(List.of(extra));
         return Cli.run(a.toArray(String[]::new));
@@ -46,8 +48,10 @@ class PathCliTest {
         assertThat(o.get("source").asText()).isEqualTo("static");
         assertThat(o.get("rule").isNull()).isTrue();
         JsonNode rec = o.get("records").get(0);
-        assertThat(rec.get("flags")).extracting(JsonNode::asText).containsExactly("GMP", "PRIMARY", "OUTBOUND", "INBOUND_REVERSE");
-        // fabric.dump, section of GUID ...01 (base LID 2): "0x0004 : 1 : 4 : 7"; P_Key defaults to 0xffff, lifetime to 18.
+        assertThat(rec.get("flags")).extracting(JsonNode::asText)
+                .containsExactly("GMP", "PRIMARY", "OUTBOUND", "INBOUND_REVERSE");
+        // fabric.dump, section of GUID ...01 (base LID 2): "0x0004 : 1 : 4 : 7"; P_Key
+        // defaults to 0xffff, lifetime to 18.
         assertThat(rec.get("dgid").asText()).isEqualTo(PEER);
         assertThat(rec.get("sgid").asText()).isEqualTo(SGID);
         assertThat(rec.get("dlid").asInt()).isEqualTo(4);
@@ -71,8 +75,9 @@ class PathCliTest {
     @Test
     void aPolicyRuleChangesTheRecordAndIsNamed(@TempDir Path tmp) throws Exception {
         Path policy = tmp.resolve("policy.json");
-        Files.writeString(policy, "{\"rules\":[{\"name\":\"gold-tclass\",\"match\":{\"tclass\":[32,63]},\"action\":{\"sl\":9,\"mtu\":{\"max\":3},"
-                + "\"alternate\":true}}, {\"name\":\"no-bulk\",\"match\":{\"tclass\":200},\"action\":{\"deny\":true}}]}");
+        Files.writeString(policy, "{\"rules\":[{\"name\":\"gold-tclass\",\"match\":{\"tclass\":[32,63]},"
+                + "\"action\":{\"sl\":9,\"mtu\":{\"max\":3},\"alternate\":true}},"
+                + " {\"name\":\"no-bulk\",\"match\":{\"tclass\":200},\"action\":{\"deny\":true}}]}");
         Cli.Result r = query(tmp, "--json", "--policy", policy.toString(), "--tclass", "40");
         assertThat(r.exit()).as(r.err()).isZero();
         JsonNode o = JSON.readTree(r.out());
@@ -81,7 +86,8 @@ class PathCliTest {
         assertThat(o.get("records").get(0).get("sl").asInt()).isEqualTo(9);
         assertThat(o.get("records").get(0).get("mtu").asInt()).isEqualTo(3);
         // The alternate goes through LID 5, "2 : 4 : 3" in the fixture, and gets the rule's changes too.
-        assertThat(o.get("records").get(1).get("flags")).extracting(JsonNode::asText).containsExactly("GMP", "ALTERNATE", "OUTBOUND", "INBOUND_REVERSE");
+        assertThat(o.get("records").get(1).get("flags")).extracting(JsonNode::asText)
+                .containsExactly("GMP", "ALTERNATE", "OUTBOUND", "INBOUND_REVERSE");
         assertThat(o.get("records").get(1).get("dlid").asInt()).isEqualTo(5);
         assertThat(o.get("records").get(1).get("rate").asInt()).isEqualTo(3);
 
@@ -95,7 +101,8 @@ class PathCliTest {
 
     @Test
     void anUnreachableDestinationIsTheAnswerNoWithExit1(@TempDir Path tmp) throws Exception {
-        Cli.Result r = Cli.run("path", "query", "--snapshot", emptyHost(tmp).toString(), "--source", "static", "--static-file", FABRIC,
+        Cli.Result r = Cli.run("path", "query", "--snapshot", emptyHost(tmp).toString(), "--source", "static",
+                "--static-file", FABRIC,
                 "--device", "mlx5_0", "--port", "1", "--sgid", SGID, "--dgid", "fe80::2:c903:0:55");
         assertThat(r.exit()).isEqualTo(1);
         assertThat(r.out()).contains("answer no-path");
@@ -105,7 +112,8 @@ class PathCliTest {
     void badArgumentsAreUsageErrors(@TempDir Path tmp) throws Exception {
         assertThat(query(tmp, "--path-use", "sideways").exit()).isEqualTo(2);
         assertThat(query(tmp, "--source", "oracle").exit()).isEqualTo(2);
-        assertThat(Cli.run("path", "query", "--device", "d", "--port", "1", "--sgid", "nonsense", "--dgid", PEER).exit()).isEqualTo(2);
+        assertThat(Cli.run("path", "query", "--device", "d", "--port", "1", "--sgid", "nonsense", "--dgid", PEER)
+                .exit()).isEqualTo(2);
         assertThat(query(tmp, "--tclass", "300").exit()).isEqualTo(2);
     }
 
@@ -114,8 +122,8 @@ class PathCliTest {
         Path stats = tmp.resolve("stats.json");
         Path cfg = tmp.resolve("config.json");
         Files.writeString(cfg, "{\"source\":\"static\",\"staticFile\":\"" + FABRIC + "\",\"kernelTimeoutMs\":1500}");
-        Cli.Result s = Cli.run("path", "serve", "--for", "3", "--config", cfg.toString(), "--stats-file", stats.toString(), "--snapshot",
-                emptyHost(tmp).toString());
+        Cli.Result s = Cli.run("path", "serve", "--for", "3", "--config", cfg.toString(), "--stats-file",
+                stats.toString(), "--snapshot", emptyHost(tmp).toString());
         assertThat(s.exit()).as(s.err()).isZero();
         // This machine's kernel has no NETLINK_RDMA (docs/PATHRECORD.md); on one with RDMA the line says "listening".
         assertThat(s.err().lines().filter(l -> l.contains("path responder")).count()).isEqualTo(1);
@@ -130,7 +138,8 @@ class PathCliTest {
         }
         assertThat(j.get("source").get("name").asText()).isEqualTo("static");
         assertThat(j.get("cache").get("hits").asLong()).isZero();
-        assertThat(Cli.run("path", "stats", "--stats-file", stats.toString()).out()).contains("cache      0 hits, 0 misses");
+        assertThat(Cli.run("path", "stats", "--stats-file", stats.toString()).out())
+                .contains("cache      0 hits, 0 misses");
         assertThat(Cli.run("path", "stats", "--stats-file", tmp.resolve("none.json").toString()).exit()).isEqualTo(3);
     }
 }

@@ -28,7 +28,8 @@ class PathQuerySaVsOpenSmTest {
             for (String[] p : pairs) {
                 String sgid = fabric.gid(p[0]).toString();
                 String dgid = fabric.gid(p[1]).toString();
-                Host.Result r = fabric.java("H2", 60, Main.class.getName(), "path", "query", "--json", "--source", "sa", "--snapshot", empty.toString(),
+                Host.Result r = fabric.java("H2", 60, Main.class.getName(), "path", "query", "--json", "--source", "sa",
+                        "--snapshot", empty.toString(),
                         "--device", OpenSmFabric.DEVICE, "--port", "1", "--sgid", sgid, "--dgid", dgid);
                 assertThat(r.exit()).as(r.stdout() + r.stderr() + fabric.log()).isZero();
                 JsonNode o = JSON.readTree(r.stdout());
@@ -42,7 +43,8 @@ class PathQuerySaVsOpenSmTest {
                 assertThat(rec.get("sl").asInt()).as(what + " sl").isEqualTo(Integer.decode(sa.get("sl")));
                 assertThat(rec.get("mtu").asInt()).as(what + " mtu").isEqualTo(Integer.decode(sa.get("mtu")) & 0x3f);
                 assertThat(rec.get("rate").asInt()).as(what + " rate").isEqualTo(Integer.decode(sa.get("rate")) & 0x3f);
-                assertThat(rec.get("packetLifetime").asInt()).as(what + " packet lifetime").isEqualTo(Integer.decode(sa.get("pkt_life")) & 0x3f);
+                assertThat(rec.get("packetLifetime").asInt()).as(what + " packet lifetime")
+                        .isEqualTo(Integer.decode(sa.get("pkt_life")) & 0x3f);
                 assertThat(rec.get("dgid").asText()).isEqualTo(sa.get("dgid"));
                 assertThat(rec.get("sgid").asText()).isEqualTo(sa.get("sgid"));
             }

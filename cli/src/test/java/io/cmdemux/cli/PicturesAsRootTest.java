@@ -44,7 +44,8 @@ import org.w3c.dom.Element;
  */
 class PicturesAsRootTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> KERNEL_ROCE_DELIVER = List.of("ingress-port", "gid-match", "resolve-requester", "ib-cm-listen", "path-route", "cma-header", "net-dev",
+    private static final List<String> KERNEL_ROCE_DELIVER = List.of("ingress-port", "gid-match", "resolve-requester",
+            "ib-cm-listen", "path-route", "cma-header", "net-dev",
             "validate-net-dev", "netns", "listener", "qp-type", "acquire-dev");
     private static Netns ns;
     private static String up;
@@ -103,19 +104,22 @@ class PicturesAsRootTest {
     }
 
     private static long inode(String netns) {
-        return Long.parseLong(sh("stat", "-L", "-c", "%i", netns == null ? "/proc/self/ns/net" : "/run/netns/" + netns).trim());
+        return Long.parseLong(sh("stat", "-L", "-c", "%i", netns == null ? "/proc/self/ns/net" : "/run/netns/"
+                + netns).trim());
     }
 
     /** ifindex → name of every link in a namespace, as iproute2 reports them. */
     private static Map<Integer, String> links(String netns) throws Exception {
-        JsonNode j = JSON.readTree(netns == null ? sh("ip", "-j", "link", "show") : sh("ip", "-n", netns, "-j", "link", "show"));
+        JsonNode j = JSON.readTree(netns == null ? sh("ip", "-j", "link", "show")
+                : sh("ip", "-n", netns, "-j", "link", "show"));
         Map<Integer, String> out = new java.util.LinkedHashMap<>();
         j.forEach(l -> out.put(l.get("ifindex").asInt(), l.get("ifname").asText()));
         return out;
     }
 
     private static int ifindex(String netns, String name) throws Exception {
-        return links(netns).entrySet().stream().filter(e -> e.getValue().equals(name)).findFirst().orElseThrow().getKey();
+        return links(netns).entrySet().stream().filter(e -> e.getValue().equals(name)).findFirst()
+                .orElseThrow().getKey();
     }
 
     private static Cli.Result ok(String... args) {
@@ -164,14 +168,16 @@ class PicturesAsRootTest {
         String upNode = "link_" + host + "_" + ifindex(null, up);
         for (String pod : List.of(pod1, pod2)) {
             String net1 = "link_" + inode(pod) + "_" + ifindex(pod, "net1");
-            assertThat(dot).contains("  " + upNode + " -> " + net1 + " [id=").containsPattern(Pattern.quote(upNode + " -> " + net1)
-                    + " \\[id=\"e\\d+\", class=\"parent cross-netns\"");
-            assertThat(dot).containsPattern("port_rxe0_1 -> " + net1 + " \\[id=\"e\\d+\", class=\"gid\", label=\"gid [0-9,]+\"");
+            assertThat(dot).contains("  " + upNode + " -> " + net1 + " [id=")
+                    .containsPattern(Pattern.quote(upNode + " -> " + net1)
+                            + " \\[id=\"e\\d+\", class=\"parent cross-netns\"");
+            assertThat(dot).containsPattern("port_rxe0_1 -> " + net1
+                    + " \\[id=\"e\\d+\", class=\"gid\", label=\"gid [0-9,]+\"");
         }
         JsonNode b0 = JSON.readTree(sh("ip", "-j", "link", "show", bport)).get(0);
         assertThat(b0.get("master").asText()).isEqualTo(bridge);
-        assertThat(dot).containsPattern("link_" + host + "_" + ifindex(null, bridge) + " -> link_" + host + "_" + b0.get("ifindex").asInt()
-                + " \\[id=\"e\\d+\", class=\"master\", label=\"port\"");
+        assertThat(dot).containsPattern("link_" + host + "_" + ifindex(null, bridge) + " -> link_" + host + "_"
+                + b0.get("ifindex").asInt() + " \\[id=\"e\\d+\", class=\"master\", label=\"port\"");
     }
 
     @Test
@@ -187,7 +193,8 @@ class PicturesAsRootTest {
     /** The walk's edges in the DOT: walk_1, walk_2, ... as (from, to, labels). */
     private static List<String[]> walk(String dot) {
         List<String[]> out = new ArrayList<>();
-        Matcher m = Pattern.compile("\\n  (\\w+) -> (\\w+) \\[id=\"walk_(\\d+)\", class=\"([^\"]*)\", label=\"([^\"]*)\"").matcher(dot);
+        Matcher m = Pattern.compile("\\n  (\\w+) -> (\\w+) \\[id=\"walk_(\\d+)\", class=\"([^\"]*)\","
+                + " label=\"([^\"]*)\"").matcher(dot);
         while (m.find()) {
             assertThat(Integer.parseInt(m.group(3))).isEqualTo(out.size() + 1);
             out.add(new String[] {m.group(1), m.group(2), m.group(5), m.group(4)});
@@ -209,14 +216,16 @@ class PicturesAsRootTest {
 
     @Test
     void explainsHighlightedPathFollowsTheTraceFromPortToListener() throws Exception {
-        String[] args = {"explain", "--rdma-port", port, "--dst", "10.67.0.11:7471", "--src", "10.67.0.99:40000", "--listener", pod1 + ":0.0.0.0:7471",
+        String[] args = {"explain", "--rdma-port", port, "--dst", "10.67.0.11:7471", "--src", "10.67.0.99:40000",
+                "--listener", pod1 + ":0.0.0.0:7471",
             "--mode", "kernel"};
         List<String> withFormat = new ArrayList<>(List.of(args));
         withFormat.addAll(List.of("--format", "dot"));
         List<String[]> walk = walk(ok(withFormat.toArray(String[]::new)).out());
         long pod1Inode = inode(pod1);
         String net1 = "link_" + pod1Inode + "_" + ifindex(pod1, "net1");
-        assertThat(walk).extracting(w -> w[0] + ">" + w[1]).startsWith("request>port_rxe0_1", "port_rxe0_1>" + net1, net1 + ">ns_" + pod1Inode);
+        assertThat(walk).extracting(w -> w[0] + ">" + w[1])
+                .startsWith("request>port_rxe0_1", "port_rxe0_1>" + net1, net1 + ">ns_" + pod1Inode);
         assertThat(walk.get(walk.size() - 1)[1]).startsWith("listener_" + pod1Inode + "_");
         List<String> lines = new ArrayList<>();
         walk.forEach(w -> lines.addAll(List.of(w[2].split("\\\\n"))));
@@ -225,7 +234,8 @@ class PicturesAsRootTest {
         List<String> json = new ArrayList<>(List.of(args));
         json.add("--json");
         List<String> trace = new ArrayList<>();
-        JSON.readTree(ok(json.toArray(String[]::new)).out()).get("trace").forEach(s -> trace.add(s.get("step").asText()));
+        JSON.readTree(ok(json.toArray(String[]::new)).out()).get("trace")
+                .forEach(s -> trace.add(s.get("step").asText()));
         assertThat(stepNames(lines)).as("the same steps as explain --json").isEqualTo(trace);
 
         withFormat.set(withFormat.size() - 1, "svg");
@@ -248,8 +258,10 @@ class PicturesAsRootTest {
         for (String pod : List.of(pod1, pod2)) {
             String mac = pod.equals(pod1) ? "02:67:00:00:00:01" : "02:67:00:00:00:02";
             String other = pod.equals(pod1) ? pod2 : pod1;
-            String dot = ok("explain", "--rdma-port", port, "--dst", "10.67.0.50:7471", "--src", "10.67.0.99:40000", "--dmac", mac,
-                    "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471", "--format", "dot").out();
+            String dot = ok("explain", "--rdma-port", port, "--dst", "10.67.0.50:7471", "--src", "10.67.0.99:40000",
+                    "--dmac", mac,
+                    "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471",
+                            "--format", "dot").out();
             List<String[]> walk = walk(dot);
             String macPodNet1 = "link_" + inode(pod) + "_" + ifindex(pod, "net1");
             String otherNet1 = "link_" + inode(other) + "_" + ifindex(other, "net1");
@@ -263,11 +275,14 @@ class PicturesAsRootTest {
             assertThat(marked[1]).isEqualTo(otherNet1);
             assertThat(marked[2]).startsWith("2 gid-match: index ");
             assertThat(dot).containsPattern("\\n  " + marked[0] + " -> " + macPodNet1 + " \\[id=\"other_mode\"");
-            SvgDoc svg = SvgDoc.parse(Cli.run("explain", "--rdma-port", port, "--dst", "10.67.0.50:7471", "--src", "10.67.0.99:40000", "--dmac", mac,
-                    "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471", "--format", "svg").out());
+            SvgDoc svg = SvgDoc.parse(Cli.run("explain", "--rdma-port", port, "--dst", "10.67.0.50:7471", "--src",
+                    "10.67.0.99:40000", "--dmac", mac,
+                    "--listener", pod1 + ":0.0.0.0:7471", "--listener", pod2 + ":0.0.0.0:7471", "--format",
+                            "svg").out());
             List<Element> dimmed = svg.withClasses("edge", "dim");
             assertThat(dimmed).isNotEmpty();
-            assertThat(dimmed).anySatisfy(e -> assertThat(SvgDoc.title(e)).contains("gid-match rejected this: shadowed by index"));
+            assertThat(dimmed).anySatisfy(e -> assertThat(SvgDoc.title(e))
+                    .contains("gid-match rejected this: shadowed by index"));
             assertThat(svg.byId("note_disagree")).isNotNull();
             assertThat(SvgDoc.title(svg.byId("note_disagree"))).contains("same IP");
         }
@@ -278,35 +293,43 @@ class PicturesAsRootTest {
     void replayDrawsOneFrameOfACapture(@TempDir Path tmp) throws Exception {
         Path pcap = tmp.resolve("reqs.pcap");
         HwAddr client = HwAddr.parse("02:67:00:00:00:99");
-        try (OutputStream out = Files.newOutputStream(pcap); PcapWriter w = new PcapWriter(out, PcapWriter.LINKTYPE_ETHERNET)) {
+        try (OutputStream out = Files.newOutputStream(pcap); PcapWriter w = new PcapWriter(out,
+                PcapWriter.LINKTYPE_ETHERNET)) {
             String[] dsts = {"10.67.0.11", "10.67.0.12"};
             for (int i = 0; i < dsts.length; i++) {
                 var src = InetAddresses.parse("10.67.0.99");
                 var dst = InetAddresses.parse(dsts[i]);
-                var req = RdmaCmRequests.req(0x2000 + i, 0x0267000000000099L, 0x11, 0x100, PortSpace.TCP, src, 40000 + i, dst, 7471, null);
-                byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:67:00:00:00:0" + (i + 1)), client, null),
-                        L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, 0x90 + i));
+                var req = RdmaCmRequests.req(0x2000 + i, 0x0267000000000099L, 0x11, 0x100, PortSpace.TCP, src,
+                        40000 + i, dst, 7471, null);
+                byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:67:00:00:00:0" + (i + 1)),
+                        client, null), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0,
+                        Mad.of(req, 0x90 + i));
                 w.write(1_000_000L * (i + 1), f);
             }
         }
-        String dot = ok("replay", pcap.toString(), "--rdma-port", port, "--listener", pod2 + ":0.0.0.0:7471", "--mode", "kernel",
+        String dot = ok("replay", pcap.toString(), "--rdma-port", port, "--listener", pod2 + ":0.0.0.0:7471",
+                "--mode", "kernel",
                 "--format", "dot", "--frame", "2").out();
         List<String[]> walk = walk(dot);
-        assertThat(walk).extracting(w -> w[1]).contains("link_" + inode(pod2) + "_" + ifindex(pod2, "net1"), "ns_" + inode(pod2));
+        assertThat(walk).extracting(w -> w[1]).contains("link_" + inode(pod2) + "_" + ifindex(pod2, "net1"),
+                "ns_" + inode(pod2));
         assertThat(dot).contains("CM REQ comm 0x00002001");
 
         Cli.Result noFrame = Cli.run("replay", pcap.toString(), "--rdma-port", port, "--format", "svg");
         assertThat(noFrame.exit()).isEqualTo(2);
         assertThat(noFrame.err()).contains("--frame N");
-        Cli.Result badFrame = Cli.run("replay", pcap.toString(), "--rdma-port", port, "--format", "svg", "--frame", "9");
+        Cli.Result badFrame = Cli.run("replay", pcap.toString(), "--rdma-port", port, "--format", "svg",
+                "--frame", "9");
         assertThat(badFrame.exit()).isEqualTo(2);
         assertThat(badFrame.err()).contains("requests are in frames 1, 2");
     }
 
     @Test
     void withoutGraphvizOnThePathTheSvgFormatFailsNamingThePackage() throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), "io.cmdemux.cli.Main", "topology", "--rdma-port", port, "--format", "svg"));
+        List<String> cmd =
+                new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), "io.cmdemux.cli.Main", "topology", "--rdma-port", port,
+                        "--format", "svg"));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD);
         pb.environment().put("PATH", "/nonexistent");
         File err = Files.createTempFile("cmdx-nodot", ".err").toFile();

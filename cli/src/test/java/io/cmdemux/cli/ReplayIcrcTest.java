@@ -27,7 +27,10 @@ class ReplayIcrcTest {
     @TempDir
     Path dir;
 
-    /** The frame as a sender that leaves the ICRC out writes it: 4 bytes shorter, with the IPv4 and UDP lengths (and the IPv4 checksum) to match. */
+    /**
+     * The frame as a sender that leaves the ICRC out writes it: 4 bytes shorter, with the IPv4 and UDP lengths (and
+     * the IPv4 checksum) to match.
+     */
     private static byte[] withoutIcrc(byte[] f) {
         byte[] m = Arrays.copyOf(f, f.length - 4);
         int ip = 14;

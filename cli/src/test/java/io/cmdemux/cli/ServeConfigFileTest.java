@@ -25,7 +25,8 @@ class ServeConfigFileTest {
 
     @Test
     void aSettingFromTheFileIsUsedAndTheCommandLineWins() throws Exception {
-        Path f = config("# the soft port\nrdma-port = soft0=cmdemux-nolink1\nmetrics = 127.0.0.1:0\ncontrol-socket = " + dir.resolve("s.sock") + "\n");
+        Path f = config("# the soft port\nrdma-port = soft0=cmdemux-nolink1\nmetrics = 127.0.0.1:0\ncontrol-socket = "
+                + dir.resolve("s.sock") + "\n");
         Cli.Result fromFile = Cli.run("serve", "--config", f.toString());
         assertThat(fromFile.err()).contains("there is no link cmdemux-nolink1");
         assertThat(fromFile.exit()).isEqualTo(ExitCode.ENVIRONMENT);
@@ -40,10 +41,12 @@ class ServeConfigFileTest {
         Path f = config("rdma-port = soft0=cmdemux-nolink1\ncontrol-socket-grop = rdma\n");
         Cli.Result r = Cli.run("serve", "--config", f.toString());
         assertThat(r.exit()).isEqualTo(ExitCode.USAGE);
-        assertThat(r.err()).contains("'control-socket-grop' is no setting of serve", "control-socket-group", "max-listeners-per-consumer")
+        assertThat(r.err()).contains("'control-socket-grop' is no setting of serve", "control-socket-group",
+                "max-listeners-per-consumer")
                 .doesNotContain("no link");
         // --config itself cannot be set from a file, nor can --help.
-        assertThat(Cli.run("serve", "--config", config("config = /etc/other.conf\n").toString()).err()).contains("'config' is no setting");
+        assertThat(Cli.run("serve", "--config", config("config = /etc/other.conf\n").toString()).err())
+                .contains("'config' is no setting");
     }
 
     @Test

@@ -14,7 +14,8 @@ import picocli.CommandLine.Model.OptionSpec;
 
 /** docs/SERVE.md lists every setting of `serve`, once, with the name the config file uses for it, and nothing else. */
 class ServeSettingsDocTest {
-    private static final Pattern ROW = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| (`([a-z-]+)`|\\(none\\)) \\|", Pattern.MULTILINE);
+    private static final Pattern ROW = Pattern.compile("^\\| `(--[a-z-]+)[^`]*` \\| (`([a-z-]+)`|\\(none\\)) \\|",
+            Pattern.MULTILINE);
 
     @Test
     void everyOptionHasOneRowAndItsFileNameIsTheOptionWithoutDashes() throws Exception {
@@ -22,7 +23,8 @@ class ServeSettingsDocTest {
         Map<String, String> rows = new TreeMap<>();
         Matcher m = ROW.matcher(doc);
         while (m.find()) {
-            assertThat(rows.put(m.group(1), m.group(3) == null ? "" : m.group(3))).as("%s listed twice", m.group(1)).isNull();
+            assertThat(rows.put(m.group(1), m.group(3) == null ? "" : m.group(3)))
+                    .as("%s listed twice", m.group(1)).isNull();
         }
         Map<String, String> options = new TreeMap<>();
         for (OptionSpec o : new CommandLine(new ServeCommand()).getCommandSpec().options()) {

@@ -42,19 +42,22 @@ final class ClientRegistrar implements PodRegistrar {
             try {
                 store.write(r);
             } catch (IOException e) {
-                throw new CniError(CniError.IO_FAILURE, "the daemon is down and " + store.dir() + " cannot be written: " + e.getMessage(), "");
+                throw new CniError(CniError.IO_FAILURE, "the daemon is down and " + store.dir() + " cannot be written: "
+                        + e.getMessage(), "");
             }
             return "the daemon is down: recorded in " + store.dir() + " for it to check and load when it starts";
         }
         try (c) {
             Frame f = c.call(Wire.POD_REGISTER, List.of(json(PodJson.json(r))));
             if (f.status() != Wire.OK) {
-                throw new CniError(CniError.REGISTRATION_REFUSED, "the daemon refused the registration: " + Wire.errnoName(f.status()) + ": " + f.text(),
+                throw new CniError(CniError.REGISTRATION_REFUSED,
+                        "the daemon refused the registration: " + Wire.errnoName(f.status()) + ": " + f.text(),
                         "see the daemon's log");
             }
             return "registered with the daemon";
         } catch (IOException e) {
-            throw new CniError(CniError.TRY_AGAIN_LATER, "registering with the daemon at " + socket + " failed: " + e.getMessage(), "");
+            throw new CniError(CniError.TRY_AGAIN_LATER, "registering with the daemon at " + socket + " failed: "
+                    + e.getMessage(), "");
         }
     }
 

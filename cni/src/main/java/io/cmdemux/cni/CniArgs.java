@@ -10,7 +10,8 @@ import java.util.Set;
  * are for other plugins of the chain" (containerd and CRI-O always do).
  */
 record CniArgs(String podNamespace, String podName, String podUid, Map<String, String> ignored) {
-    static final Set<String> KNOWN = Set.of("IgnoreUnknown", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_UID", "K8S_POD_INFRA_CONTAINER_ID");
+    static final Set<String> KNOWN = Set.of("IgnoreUnknown", "K8S_POD_NAMESPACE", "K8S_POD_NAME", "K8S_POD_UID",
+            "K8S_POD_INFRA_CONTAINER_ID");
 
     CniArgs {
         ignored = Map.copyOf(ignored);
@@ -39,7 +40,8 @@ record CniArgs(String podNamespace, String podName, String podUid, Map<String, S
             }
         }
         if (!unknown.isEmpty() && !ignoreUnknown) {
-            throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_ARGS has unknown key(s) " + String.join(", ", unknown.keySet()),
+            throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_ARGS has unknown key(s) "
+                    + String.join(", ", unknown.keySet()),
                     "cmdemux-cni understands " + String.join(", ", KNOWN.stream().sorted().toList())
                             + "; add IgnoreUnknown=1 to CNI_ARGS to pass other keys through the chain");
         }

@@ -18,17 +18,21 @@ import java.nio.file.Path;
  * @param prevResult null when the runtime sent none
  * @param controlSocket the daemon's host socket (default /run/cmdemux/cmdemux.sock)
  */
-record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path controlSocket, JsonNode prevResult, JsonNode raw) {
+record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path controlSocket, JsonNode prevResult,
+        JsonNode raw) {
     public static final Path DEFAULT_SOCKET = Path.of("/run/cmdemux/cmdemux.sock");
 
     static final ObjectMapper JSON = JsonMapper.builder(JsonFactory.builder()
-                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).maxDocumentLength(4L << 20).build())
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64)
+                            .maxDocumentLength(4L << 20).build())
                     .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
                     .build())
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
-    /** Parses stdin: 6 when it is not one JSON object, 7 when a field we need is wrong, 1 for a version we do not speak. */
+    /**
+     * Parses stdin: 6 when it is not one JSON object, 7 when a field we need is wrong, 1 for a version we do not speak.
+     */
     static CniConfig parse(byte[] stdin) throws CniError {
         return parse(stdin, false);
     }
@@ -41,7 +45,8 @@ record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path control
         JsonNode n = tree(stdin);
         JsonNode v = n.get("cniVersion");
         if (v == null || !v.isTextual() || v.asText().isEmpty()) {
-            throw new CniError(CniError.INVALID_CONFIG, "the configuration has no \"cniVersion\"", "the runtime injects the network's cniVersion into each plugin's configuration");
+            throw new CniError(CniError.INVALID_CONFIG, "the configuration has no \"cniVersion\"",
+                    "the runtime injects the network's cniVersion into each plugin's configuration");
         }
         String version = v.asText();
         if (!CniVersions.supported(version)) {
@@ -50,13 +55,15 @@ record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path control
         }
         JsonNode name = n.get("name");
         if (name == null || !name.isTextual() || name.asText().isEmpty()) {
-            throw new CniError(CniError.INVALID_CONFIG, "the configuration has no network \"name\"", "the runtime injects the network's name into each plugin's configuration");
+            throw new CniError(CniError.INVALID_CONFIG, "the configuration has no network \"name\"",
+                    "the runtime injects the network's name into each plugin's configuration");
         }
         Path socket = DEFAULT_SOCKET;
         JsonNode s = n.get("controlSocket");
         if (s != null) {
             if (!s.isTextual() || !s.asText().startsWith("/") || s.asText().length() > 107) {
-                throw new CniError(CniError.INVALID_CONFIG, "\"controlSocket\" must be an absolute path of at most 107 bytes", "the default is " + DEFAULT_SOCKET);
+                throw new CniError(CniError.INVALID_CONFIG, "\"controlSocket\" must be an absolute path of at most 107"
+                        + " bytes", "the default is " + DEFAULT_SOCKET);
             }
             socket = Path.of(s.asText());
         }
@@ -88,18 +95,21 @@ record CniConfig(String cniVersion, String name, RdmaSettings rdma, Path control
 
     private static JsonNode tree(byte[] stdin) throws CniError {
         if (stdin == null || stdin.length == 0) {
-            throw new CniError(CniError.DECODE_FAILURE, "no network configuration on stdin", "the runtime streams the plugin's JSON configuration on stdin");
+            throw new CniError(CniError.DECODE_FAILURE, "no network configuration on stdin",
+                    "the runtime streams the plugin's JSON configuration on stdin");
         }
         JsonNode n;
         try {
             n = JSON.readTree(stdin);
         } catch (JsonProcessingException e) {
-            throw new CniError(CniError.DECODE_FAILURE, "the network configuration is not valid JSON", e.getOriginalMessage());
+            throw new CniError(CniError.DECODE_FAILURE, "the network configuration is not valid JSON",
+                    e.getOriginalMessage());
         } catch (IOException e) {
             throw new CniError(CniError.IO_FAILURE, "cannot read the network configuration", e.getMessage());
         }
         if (n == null || !n.isObject()) {
-            throw new CniError(CniError.DECODE_FAILURE, "the network configuration is not a JSON object", "stdin must hold one JSON object");
+            throw new CniError(CniError.DECODE_FAILURE, "the network configuration is not a JSON object",
+                    "stdin must hold one JSON object");
         }
         return n;
     }

@@ -42,8 +42,10 @@ record CniEnv(CniOperation command, String containerId, String netns, String ifn
             missing.add("CNI_IFNAME");
         }
         if (!missing.isEmpty()) {
-            throw new CniError(CniError.INVALID_ENVIRONMENT, String.join(", ", missing) + (missing.size() == 1 ? " is" : " are") + " not set",
-                    "CNI_COMMAND=" + cmd + " needs CNI_CONTAINERID, " + (c.needsNetns ? "CNI_NETNS, " : "") + "CNI_IFNAME");
+            throw new CniError(CniError.INVALID_ENVIRONMENT, String.join(", ", missing)
+                    + (missing.size() == 1 ? " is" : " are") + " not set",
+                    "CNI_COMMAND=" + cmd + " needs CNI_CONTAINERID, " + (c.needsNetns ? "CNI_NETNS, " : "")
+                            + "CNI_IFNAME");
         }
         if (id != null && !CONTAINER_ID.matcher(id).matches()) {
             throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_CONTAINERID '" + id + "' is malformed",
@@ -52,7 +54,8 @@ record CniEnv(CniOperation command, String containerId, String netns, String ifn
         if (ifname != null) {
             String why = ifnameProblem(ifname);
             if (why != null) {
-                throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_IFNAME '" + ifname + "' is not a valid interface name", why);
+                throw new CniError(CniError.INVALID_ENVIRONMENT,
+                        "CNI_IFNAME '" + ifname + "' is not a valid interface name", why);
             }
         }
         if (netns != null && c.needsNetns && !netns.startsWith("/")) {

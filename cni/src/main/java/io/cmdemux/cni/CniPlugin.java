@@ -20,6 +20,8 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * cmdemux-cni, a chained CNI plugin: one invocation (environment + stdin) in, one outcome (exit
@@ -36,6 +38,7 @@ import java.util.Set;
  * </ul>
  */
 public final class CniPlugin {
+    private static final Logger PHASES = LoggerFactory.getLogger(CniPlugin.class);
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
     private final CniBackend backend;
@@ -78,12 +81,14 @@ public final class CniPlugin {
                     gc(c, log);
                     return ok(new byte[0], log);
                 default:
-                    throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_COMMAND " + e.command() + " is not handled", "");
+                    throw new CniError(CniError.INVALID_ENVIRONMENT,
+                            "CNI_COMMAND " + e.command() + " is not handled", "");
             }
         } catch (CniError err) {
             return error(err, stdin, log);
         } catch (IOException ex) {
-            return error(new CniError(CniError.IO_FAILURE, "reading the host's state failed: " + ex.getMessage(), backend.name()), stdin, log);
+            return error(new CniError(CniError.IO_FAILURE, "reading the host's state failed: " + ex.getMessage(),
+                    backend.name()), stdin, log);
         } catch (InterruptedException ex) {
             Thread.currentThread().interrupt();
             return error(new CniError(CniError.TRY_AGAIN_LATER, "interrupted while waiting for GIDs", ""), stdin, log);
@@ -105,6 +110,7 @@ public final class CniPlugin {
     }
 
     private byte[] add(CniEnv e, CniConfig c, StringBuilder log) throws CniError, IOException, InterruptedException {
+        long t0 = System.nanoTime();
         CniArgs args = CniArgs.parse(e.args());
         if (c.prevResult() == null) {
             throw new CniError(CniError.INVALID_CONFIG, "cmdemux-cni is a chained plugin and got no prevResult",
@@ -112,19 +118,26 @@ public final class CniPlugin {
         }
         List<ExpectedInterface> expected = PrevResult.sandboxInterfaces(c.prevResult());
         NetnsId netns = netns(e);
+        long t1 = System.nanoTime();
         ReadinessReport r;
         try (RdmaState state = backend.state(c.rdma(), e.netns())) {
             r = ReadinessPoller.poll(state, e.netns(), expected, c.rdma().gidType(), c.rdma().gidWait());
         }
+        long t2 = System.nanoTime();
         judge(r, c, log);
         register(e, c, args, netns, r, log);
-        return bytes(c.prevResult());
+        byte[] out = bytes(c.prevResult());
+        // the breakdown of issue 22's first-ADD figures
+        PHASES.debug("ADD {} phases: arguments and namespace {} us, readiness {} us, registration {} us",
+                e.containerId(), (t1 - t0) / 1000, (t2 - t1) / 1000, (System.nanoTime() - t2) / 1000);
+        return out;
     }
 
     private void check(CniEnv e, CniConfig c, StringBuilder log) throws CniError, IOException, InterruptedException {
         CniArgs args = CniArgs.parse(e.args());
         if (c.prevResult() == null) {
-            throw new CniError(CniError.INVALID_CONFIG, "CHECK needs prevResult", "the runtime passes the cached result of the ADD");
+            throw new CniError(CniError.INVALID_CONFIG, "CHECK needs prevResult",
+                    "the runtime passes the cached result of the ADD");
         }
         List<ExpectedInterface> expected = PrevResult.sandboxInterfaces(c.prevResult());
         NetnsId netns = netns(e);
@@ -149,35 +162,41 @@ public final class CniPlugin {
 
     private void status(CniConfig c) throws CniError {
         if (!CniVersions.hasStatusAndGc(c.cniVersion())) {
-            throw new CniError(CniError.INCOMPATIBLE_VERSION, "STATUS needs cniVersion 1.1.0 or later, not " + c.cniVersion(), "");
+            throw new CniError(CniError.INCOMPATIBLE_VERSION,
+                    "STATUS needs cniVersion 1.1.0 or later, not " + c.cniVersion(), "");
         }
         String why = backend.registrar(c.controlSocket()).unavailable();
         if (why != null && c.rdma().required()) {
             throw new CniError(CniError.NOT_AVAILABLE, "cmdemux is not ready: " + why,
-                    "start the daemon (systemctl start cmdemux, or the cmdemux DaemonSet); soft RDMA ports deliver nothing without it");
+                    "start the daemon (systemctl start cmdemux, or the cmdemux DaemonSet);"
+                            + " soft RDMA ports deliver nothing without it");
         }
     }
 
     private void gc(CniConfig c, StringBuilder log) throws CniError, IOException {
         if (!CniVersions.hasStatusAndGc(c.cniVersion())) {
-            throw new CniError(CniError.INCOMPATIBLE_VERSION, "GC needs cniVersion 1.1.0 or later, not " + c.cniVersion(), "");
+            throw new CniError(CniError.INCOMPATIBLE_VERSION,
+                    "GC needs cniVersion 1.1.0 or later, not " + c.cniVersion(), "");
         }
         JsonNode valid = c.raw().get("cni.dev/valid-attachments");
         if (valid == null || !valid.isArray()) {
-            throw new CniError(CniError.INVALID_CONFIG, "GC needs \"cni.dev/valid-attachments\", an array", "the runtime lists the attachments that are still valid");
+            throw new CniError(CniError.INVALID_CONFIG, "GC needs \"cni.dev/valid-attachments\", an array",
+                    "the runtime lists the attachments that are still valid");
         }
         Set<PodKey> keep = new HashSet<>();
         for (JsonNode a : valid) {
             String id = a.path("containerID").asText("");
             String ifname = a.path("ifname").asText("");
             if (id.isEmpty() || ifname.isEmpty()) {
-                throw new CniError(CniError.INVALID_CONFIG, "a valid attachment needs \"containerID\" and \"ifname\": " + a, "");
+                throw new CniError(CniError.INVALID_CONFIG,
+                        "a valid attachment needs \"containerID\" and \"ifname\": " + a, "");
             }
             keep.add(new PodKey(c.name(), id, ifname));
         }
         List<PodKey> gone = backend.registrar(c.controlSocket()).retainOnly(c.name(), keep);
         if (!gone.isEmpty()) {
-            log.append("cmdemux-cni: GC forgot ").append(gone.size()).append(" stale registration(s) of ").append(c.name()).append('\n');
+            log.append("cmdemux-cni: GC forgot ").append(gone.size()).append(" stale registration(s) of ")
+                    .append(c.name()).append('\n');
         }
     }
 
@@ -189,9 +208,11 @@ public final class CniPlugin {
             return backend.podNetns(e.netns());
         } catch (NetnsClaims.Refused r) {
             if (r.gone()) {
-                throw new CniError(CniError.CONTAINER_UNKNOWN, "the pod's namespace " + e.netns() + " does not exist", "CNI_NETNS names no namespace; the container is gone");
+                throw new CniError(CniError.CONTAINER_UNKNOWN, "the pod's namespace " + e.netns() + " does not exist",
+                        "CNI_NETNS names no namespace; the container is gone");
             }
-            throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_NETNS: " + r.getMessage(), "CNI_NETNS must name the pod's network namespace file");
+            throw new CniError(CniError.INVALID_ENVIRONMENT, "CNI_NETNS: " + r.getMessage(),
+                    "CNI_NETNS must name the pod's network namespace file");
         }
     }
 
@@ -204,17 +225,19 @@ public final class CniPlugin {
             throw r.toError();
         }
         for (ReadinessProblem p : r.problems()) {
-            log.append("cmdemux-cni: warning (rdma.required is false, passing anyway): ").append(p.message()).append("; fix: ").append(p.fix()).append('\n');
+            log.append("cmdemux-cni: warning (rdma.required is false, passing anyway): ").append(p.message())
+                    .append("; fix: ").append(p.fix()).append('\n');
         }
     }
 
-    private void register(CniEnv e, CniConfig c, CniArgs args, NetnsId netns, ReadinessReport r, StringBuilder log) throws CniError {
+    private void register(CniEnv e, CniConfig c, CniArgs args, NetnsId netns, ReadinessReport r, StringBuilder log)
+            throws CniError {
         if (r.ready().isEmpty()) {
             return;
         }
         PodRef pod = new PodRef(args.podNamespace(), args.podName(), args.podUid());
-        PodRegistration reg = new PodRegistration(new PodKey(c.name(), e.containerId(), e.ifname()), e.netns(), netns.inode(), pod,
-                c.rdma().gidType(), r.ready());
+        PodRegistration reg = new PodRegistration(new PodKey(c.name(), e.containerId(), e.ifname()), e.netns(),
+                netns.inode(), pod, c.rdma().gidType(), r.ready());
         String where;
         try {
             where = backend.registrar(c.controlSocket()).register(reg);
@@ -226,10 +249,12 @@ public final class CniPlugin {
             return;
         }
         for (Attachment a : r.ready()) {
-            log.append("cmdemux-cni: ").append(pod.named() ? pod.display() + " " : "").append(a.ifname()).append(": ").append(a.device())
+            log.append("cmdemux-cni: ").append(pod.named() ? pod.display() + " " : "").append(a.ifname()).append(": ")
+                    .append(a.device())
                     .append(" port ").append(a.port());
             for (GidAssignment g : a.gids()) {
-                log.append(", ").append(InetAddresses.toText(g.ip())).append(" GID index ").append(g.index()).append(" (").append(g.type().text()).append(')');
+                log.append(", ").append(InetAddresses.toText(g.ip())).append(" GID index ").append(g.index())
+                        .append(" (").append(g.type().text()).append(')');
             }
             if (a.pkey() >= 0) {
                 log.append(String.format(", P_Key 0x%04x at index %d", a.pkey(), a.pkeyIndex()));

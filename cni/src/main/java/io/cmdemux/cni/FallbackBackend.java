@@ -5,7 +5,10 @@ import io.cmdemux.namespaces.NetnsId;
 import java.io.IOException;
 import java.nio.file.Path;
 
-/** The JVM CLI with the daemon down: a one-shot read of the host, registrations over the socket or into the state directory. */
+/**
+ * The JVM CLI with the daemon down: a one-shot read of the host, registrations over the socket
+ * or into the state directory.
+ */
 final class FallbackBackend implements CniBackend {
     private final NetnsId host;
 

@@ -24,7 +24,8 @@ public final class LiveRdmaState implements RdmaState {
     private final NetnsExecutor executor;
 
     /** @param softDevices the soft ports' current devices; they follow the watcher's generations synchronously */
-    public LiveRdmaState(TopologyWatcher watcher, Supplier<List<RdmaDevice>> softDevices, SysfsLayout sysfs, NetnsExecutor executor) {
+    public LiveRdmaState(TopologyWatcher watcher, Supplier<List<RdmaDevice>> softDevices, SysfsLayout sysfs,
+            NetnsExecutor executor) {
         this.watcher = watcher;
         this.softDevices = softDevices;
         this.sysfs = sysfs;
@@ -37,7 +38,8 @@ public final class LiveRdmaState implements RdmaState {
         SysfsReader.Result kernel = SysfsReader.read(sysfs, snap);
         List<RdmaDevice> devices = new ArrayList<>(kernel.topology().devices());
         devices.addAll(softDevices.get());
-        return new RdmaView(snap.generation(), snap, new RdmaTopology(snap.generation(), kernel.topology().netnsMode(), devices));
+        return new RdmaView(snap.generation(), snap, new RdmaTopology(snap.generation(),
+                kernel.topology().netnsMode(), devices));
     }
 
     @Override

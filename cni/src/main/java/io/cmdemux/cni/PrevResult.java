@@ -24,12 +24,14 @@ final class PrevResult {
      */
     static List<ExpectedInterface> sandboxInterfaces(JsonNode prev) throws CniError {
         if (!prev.isObject()) {
-            throw new CniError(CniError.INVALID_CONFIG, "prevResult must be an object", "the runtime passes the previous plugin's result here");
+            throw new CniError(CniError.INVALID_CONFIG, "prevResult must be an object",
+                    "the runtime passes the previous plugin's result here");
         }
         JsonNode ifaces = prev.path("interfaces");
         JsonNode ips = prev.path("ips");
         if (!ifaces.isMissingNode() && !ifaces.isArray() || !ips.isMissingNode() && !ips.isArray()) {
-            throw new CniError(CniError.INVALID_CONFIG, "prevResult.interfaces and prevResult.ips must be arrays", "see the CNI spec's ADD result");
+            throw new CniError(CniError.INVALID_CONFIG, "prevResult.interfaces and prevResult.ips must be arrays",
+                    "see the CNI spec's ADD result");
         }
         Map<Integer, String> sandboxByIndex = new LinkedHashMap<>();
         for (int i = 0; i < ifaces.size(); i++) {
@@ -58,7 +60,8 @@ final class PrevResult {
         }
         List<ExpectedInterface> out = new ArrayList<>();
         for (Map.Entry<String, List<InetAddress>> e : byName.entrySet()) {
-            out.add(new ExpectedInterface(e.getKey(), e.getValue().stream().filter(a -> !(a instanceof Inet6Address v6 && v6.isLinkLocalAddress())).toList()));
+            out.add(new ExpectedInterface(e.getKey(), e.getValue().stream()
+                    .filter(a -> !(a instanceof Inet6Address v6 && v6.isLinkLocalAddress())).toList()));
         }
         return out;
     }
@@ -69,7 +72,8 @@ final class PrevResult {
         try {
             return InetAddresses.parse(ip);
         } catch (IllegalArgumentException e) {
-            throw new CniError(CniError.INVALID_CONFIG, "prevResult holds the address '" + cidr + "', which is not IP/PREFIX",
+            throw new CniError(CniError.INVALID_CONFIG, "prevResult holds the address '" + cidr
+                    + "', which is not IP/PREFIX",
                     "the previous plugin's result is malformed");
         }
     }

@@ -39,7 +39,8 @@ record RdmaSettings(boolean required, GidType gidType, Duration gidWait, List<So
         JsonNode r = rdma.get("required");
         if (r != null) {
             if (!r.isBoolean()) {
-                throw invalid("\"rdma.required\" must be true or false", "false makes RDMA problems warnings instead of errors");
+                throw invalid("\"rdma.required\" must be true or false",
+                        "false makes RDMA problems warnings instead of errors");
             }
             required = r.booleanValue();
         }
@@ -50,14 +51,16 @@ record RdmaSettings(boolean required, GidType gidType, Duration gidWait, List<So
             if (s.equals("v1") || s.equals("roce v1")) {
                 type = GidType.ROCE_V1;
             } else if (!s.equals("v2") && !s.equals("roce v2")) {
-                throw invalid("\"rdma.gidType\" must be \"v1\" or \"v2\", not " + t, "RoCE v2 (UDP/IP) is what rdma_cm uses by default");
+                throw invalid("\"rdma.gidType\" must be \"v1\" or \"v2\", not " + t,
+                        "RoCE v2 (UDP/IP) is what rdma_cm uses by default");
             }
         }
         Duration wait = DEFAULT_WAIT;
         JsonNode w = rdma.get("waitMillis");
         if (w != null) {
             if (!w.isIntegralNumber() || w.asLong() < 0 || w.asLong() > MAX_WAIT_MILLIS) {
-                throw invalid("\"rdma.waitMillis\" must be a whole number from 0 to " + MAX_WAIT_MILLIS, "the default is " + DEFAULT_WAIT.toMillis());
+                throw invalid("\"rdma.waitMillis\" must be a whole number from 0 to " + MAX_WAIT_MILLIS,
+                        "the default is " + DEFAULT_WAIT.toMillis());
             }
             wait = Duration.ofMillis(w.asLong());
         }
@@ -65,11 +68,13 @@ record RdmaSettings(boolean required, GidType gidType, Duration gidWait, List<So
         JsonNode p = rdma.get("softPorts");
         if (p != null) {
             if (!p.isArray()) {
-                throw invalid("\"rdma.softPorts\" must be an array of \"NAME=NETDEV[@NETNS][:v1,v2]\"", "the same form as serve's --rdma-port");
+                throw invalid("\"rdma.softPorts\" must be an array of \"NAME=NETDEV[@NETNS][:v1,v2]\"",
+                        "the same form as serve's --rdma-port");
             }
             for (JsonNode e : p) {
                 if (!e.isTextual()) {
-                    throw invalid("\"rdma.softPorts\" holds a non-string " + e, "each entry is \"NAME=NETDEV[@NETNS][:v1,v2]\"");
+                    throw invalid("\"rdma.softPorts\" holds a non-string " + e,
+                            "each entry is \"NAME=NETDEV[@NETNS][:v1,v2]\"");
                 }
                 try {
                     ports.add(SoftPortSpec.parse(e.asText()));

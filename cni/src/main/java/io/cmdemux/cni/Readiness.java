@@ -43,13 +43,15 @@ final class Readiness {
 
     private Readiness() {}
 
-    static ReadinessReport evaluate(RdmaView view, FreshNetns fresh, String netnsPath, List<ExpectedInterface> expected, GidType type) {
+    static ReadinessReport evaluate(RdmaView view, FreshNetns fresh, String netnsPath, List<ExpectedInterface> expected,
+            GidType type) {
         List<Attachment> ready = new ArrayList<>();
         List<ReadinessProblem> problems = new ArrayList<>();
         if (expected.isEmpty()) {
             problems.add(ReadinessProblem.permanent(CniError.NO_SANDBOX_INTERFACE, netnsPath,
                     "prevResult names no interface inside the pod's namespace " + netnsPath,
-                    "put cmdemux-cni after the plugin that creates the pod's RDMA interface (macvlan, ipvlan, ipoib) in the same conflist"));
+                    "put cmdemux-cni after the plugin that creates the pod's RDMA interface (macvlan, ipvlan, ipoib)"
+                            + " in the same conflist"));
         }
         for (ExpectedInterface e : expected) {
             int before = problems.size();
@@ -61,11 +63,14 @@ final class Readiness {
         return new ReadinessReport(ready, problems);
     }
 
-    private static Attachment check(RdmaView view, FreshNetns fresh, String netnsPath, ExpectedInterface e, GidType type, List<ReadinessProblem> out) {
+    private static Attachment check(RdmaView view, FreshNetns fresh, String netnsPath, ExpectedInterface e,
+            GidType type, List<ReadinessProblem> out) {
         Link link = fresh.link(e.name());
         if (link == null) {
-            out.add(ReadinessProblem.permanent(CniError.INTERFACE_MISSING, e.name(), e.name() + " is not in the pod's namespace " + netnsPath,
-                    "the interface plugin before cmdemux-cni should have created it; check its result and that nothing removed it"));
+            out.add(ReadinessProblem.permanent(CniError.INTERFACE_MISSING, e.name(),
+                    e.name() + " is not in the pod's namespace " + netnsPath,
+                    "the interface plugin before cmdemux-cni should have created it;"
+                            + " check its result and that nothing removed it"));
             return null;
         }
         List<InetAddress> ips = new ArrayList<>();
@@ -73,8 +78,10 @@ final class Readiness {
             if (fresh.has(link.ifindex(), ip)) {
                 ips.add(ip);
             } else {
-                out.add(ReadinessProblem.permanent(CniError.ADDRESS_MISSING, e.name(), InetAddresses.toText(ip) + " is not on " + e.name()
-                        + " in " + netnsPath + " any more, so no GID exists for it", "restore the address (or recreate the pod) so that its IPAM result holds again"));
+                out.add(ReadinessProblem.permanent(CniError.ADDRESS_MISSING, e.name(),
+                        InetAddresses.toText(ip) + " is not on " + e.name() + " in " + netnsPath
+                        + " any more, so no GID exists for it", "restore the address (or recreate the pod)"
+                        + " so that its IPAM result holds again"));
             }
         }
         if (ips.size() < e.ips().size()) {
@@ -83,15 +90,18 @@ final class Readiness {
         TopologySnapshot snap = view.topology();
         NetnsState ns = snap.namespace(fresh.id());
         if (ns == null || !caughtUp(ns, link, ips)) {
-            out.add(ReadinessProblem.waiting(e.name(), "the cmdemux view of " + netnsPath + " has not caught up with " + e.name() + " yet",
-                    "wait a moment and retry; cmdemux finds namespaces under /run/netns and those of running processes"));
+            out.add(ReadinessProblem.waiting(e.name(), "the cmdemux view of " + netnsPath + " has not caught up with "
+                    + e.name() + " yet",
+                    "wait a moment and retry; cmdemux finds namespaces under /run/netns and those of running"
+                            + " processes"));
             return null;
         }
         LinkRef ref = new LinkRef(ns.id(), link.ifindex());
         if (ns.link(link.ifindex()).hasParent() && snap.parentOf(ref).isEmpty()) {
             // IFLA_LINK_NETNSID names a namespace the view has no nsid entry for yet: the kernel
             // allocated it with this very link, and the view reads it a moment later.
-            out.add(ReadinessProblem.waiting(e.name(), "the cmdemux view has not resolved the lower device of " + e.name() + " yet",
+            out.add(ReadinessProblem.waiting(e.name(), "the cmdemux view has not resolved the lower device of "
+                    + e.name() + " yet",
                     "wait a moment and retry"));
             return null;
         }
@@ -109,7 +119,8 @@ final class Readiness {
                 }
             }
         }
-        out.add(ReadinessProblem.permanent(CniError.NOT_ON_RDMA_PORT, e.name(), notOnPortMessage(snap, ports, ref, link, netnsPath), notOnPortFix(snap, ports, link)));
+        out.add(ReadinessProblem.permanent(CniError.NOT_ON_RDMA_PORT, e.name(),
+                notOnPortMessage(snap, ports, ref, link, netnsPath), notOnPortFix(snap, ports, link)));
         return null;
     }
 
@@ -132,17 +143,20 @@ final class Readiness {
             return false;
         }
         Set<LinkRef> uppers = RoceGidRules.allUppers(snap, netdev);
-        return (ref.equals(netdev) || uppers.contains(ref)) && RoceGidRules.isEthPortOfNetdev(snap, netdev, ref, uppers, false);
+        return (ref.equals(netdev) || uppers.contains(ref))
+                && RoceGidRules.isEthPortOfNetdev(snap, netdev, ref, uppers, false);
     }
 
-    private static Attachment roce(RdmaView view, GidCheck.PortRef p, LinkRef ref, String ifname, List<InetAddress> ips, GidType type,
-            List<ReadinessProblem> out) {
+    private static Attachment roce(RdmaView view, GidCheck.PortRef p, LinkRef ref, String ifname,
+            List<InetAddress> ips, GidType type, List<ReadinessProblem> out) {
         if (!usable(view, p, ref, ifname, out)) {
             return null;
         }
         if (p.port().gids().stream().noneMatch(g -> g.type() == type)) {
-            out.add(ReadinessProblem.permanent(CniError.GID_TYPE_MISSING, ifname, p.label() + " has no " + type.text() + " GIDs at all",
-                    "set \"rdma\": {\"gidType\": \"" + (type == GidType.ROCE_V2 ? "v1" : "v2") + "\"} or enable " + type.text() + " on the port"));
+            out.add(ReadinessProblem.permanent(CniError.GID_TYPE_MISSING, ifname,
+                    p.label() + " has no " + type.text() + " GIDs at all",
+                    "set \"rdma\": {\"gidType\": \"" + (type == GidType.ROCE_V2 ? "v1" : "v2") + "\"} or enable "
+                            + type.text() + " on the port"));
             return null;
         }
         List<GidAssignment> gids = new ArrayList<>();
@@ -150,29 +164,41 @@ final class Readiness {
             Gid gid = Gid.ofIp(ip);
             GidEntry mine = null;
             for (GidEntry g : p.port().gids()) {
-                if (g.gid().equals(gid) && g.type() == type && ref.equals(g.ndev()) && (mine == null || g.index() < mine.index())) {
+                if (g.gid().equals(gid) && g.type() == type && ref.equals(g.ndev())
+                        && (mine == null || g.index() < mine.index())) {
                     mine = g;
                 }
             }
             if (mine == null) {
-                out.add(ReadinessProblem.waiting(ifname, "no " + type.text() + " GID for " + InetAddresses.toText(ip) + " on " + p.label() + " yet",
-                        "retry: the GID table follows address changes within moments; if it persists, see `cmdemux gids check`"));
+                out.add(ReadinessProblem.waiting(ifname, "no " + type.text() + " GID for " + InetAddresses.toText(ip)
+                        + " on " + p.label() + " yet",
+                        "retry: the GID table follows address changes within moments; if it persists,"
+                                + " see `cmdemux gids check`"));
                 continue;
             }
             for (GidEntry g : p.port().gids()) {
-                if (g.gid().equals(gid) && g.type() == type && g.index() < mine.index() && g.ndev() != null && !g.ndev().netns().equals(ref.netns())) {
-                    out.add(ReadinessProblem.permanent(CniError.SAME_IP_ELSEWHERE, ifname, InetAddresses.toText(ip) + " is also at " + p.label()
-                                    + " index " + g.index() + " (" + where(view.topology(), g.ndev()) + "), below this pod's index " + mine.index()
-                                    + "; the kernel matches requests to the lowest index, so this pod never receives connections to it",
-                            "give each pod its own IP: check the IPAM ranges of the networks on " + where(view.topology(), p.port().netdev())));
+                if (g.gid().equals(gid) && g.type() == type && g.index() < mine.index() && g.ndev() != null
+                        && !g.ndev().netns().equals(ref.netns())) {
+                    out.add(ReadinessProblem.permanent(CniError.SAME_IP_ELSEWHERE, ifname,
+                            InetAddresses.toText(ip) + " is also at " + p.label()
+                                    + " index " + g.index() + " (" + where(view.topology(), g.ndev())
+                                    + "), below this pod's index " + mine.index()
+                                    + "; the kernel matches requests to the lowest index,"
+                                    + " so this pod never receives connections to it",
+                            "give each pod its own IP: check the IPAM ranges of the networks on "
+                                    + where(view.topology(), p.port().netdev())));
                 }
             }
             gids.add(new GidAssignment(ip, mine.index(), mine.gid(), type));
         }
-        return new Attachment(ifname, ref.ifindex(), p.device().name(), p.port().number(), Attachment.ETHERNET, gids, -1, -1);
+        return new Attachment(ifname, ref.ifindex(), p.device().name(), p.port().number(), Attachment.ETHERNET,
+                gids, -1, -1);
     }
 
-    /** The IPoIB device the pod interface is (or an ipvlan stacks on) when the chain reaches one of this port's IPoIB parents. */
+    /**
+     * The IPoIB device the pod interface is (or an ipvlan stacks on) when the chain reaches one
+     * of this port's IPoIB parents.
+     */
     private static Link ipoibChildOn(TopologySnapshot snap, GidCheck.PortRef p, LinkRef ref) {
         Set<LinkRef> parents = new HashSet<>(p.port().ipoibParents());
         Link firstIpoib = null;
@@ -197,7 +223,8 @@ final class Readiness {
         return null;
     }
 
-    private static Attachment ib(RdmaView view, GidCheck.PortRef p, LinkRef ref, LinkInfo.Ipoib ipoib, String ifname, List<ReadinessProblem> out) {
+    private static Attachment ib(RdmaView view, GidCheck.PortRef p, LinkRef ref, LinkInfo.Ipoib ipoib, String ifname,
+            List<ReadinessProblem> out) {
         if (!usable(view, p, ref, ifname, out)) {
             return null;
         }
@@ -210,27 +237,35 @@ final class Readiness {
                 }
             }
             out.add(ReadinessProblem.permanent(CniError.PKEY_NOT_IN_TABLE, ifname, String.format(
-                            "%s: P_Key 0x%04x of %s is not in the P_Key table of %s %s (low 15 bits compared); RDMA CM finds no netdev for requests with it",
-                            ifname, ipoib.pkey(), ifname, p.label(), table),
-                    String.format("add partition 0x%04x for this port in the subnet manager (opensm partitions.conf), or use a P_Key from the table", ipoib.pkey() & 0x7fff)));
+                            "%s: P_Key 0x%04x of %s is not in the P_Key table of %s %s (low 15 bits compared);"
+                            + " RDMA CM finds no netdev for requests with it", ifname, ipoib.pkey(), ifname,
+                            p.label(), table),
+                    String.format("add partition 0x%04x for this port in the subnet manager (opensm partitions.conf),"
+                            + " or use a P_Key from the table", ipoib.pkey() & 0x7fff)));
             return null;
         }
-        return new Attachment(ifname, ref.ifindex(), p.device().name(), p.port().number(), Attachment.INFINIBAND, List.of(), ipoib.pkey(), pkeyIndex.getAsInt());
+        return new Attachment(ifname, ref.ifindex(), p.device().name(), p.port().number(), Attachment.INFINIBAND,
+                List.of(), ipoib.pkey(), pkeyIndex.getAsInt());
     }
 
     /** rdma_dev_access_netns: in exclusive mode only the namespace a device was moved to may use it. */
-    private static boolean usable(RdmaView view, GidCheck.PortRef p, LinkRef ref, String ifname, List<ReadinessProblem> out) {
+    private static boolean usable(RdmaView view, GidCheck.PortRef p, LinkRef ref, String ifname,
+            List<ReadinessProblem> out) {
         if (view.rdma().netnsMode() == RdmaTopology.NetnsMode.EXCLUSIVE && !p.device().soft()
                 && (p.device().netns() == null || !p.device().netns().equals(ref.netns()))) {
-            out.add(ReadinessProblem.permanent(CniError.EXCLUSIVE_NETNS_MODE, ifname, "ib_core netns_mode is exclusive and " + p.device().name()
-                            + " does not belong to this pod's namespace: RDMA CM never hands the pod a request (rdma_dev_access_netns)",
-                    "rdma system set netns shared (and ib_core netns_mode=1 in modprobe.d), or move the device into the pod with `rdma dev set " + p.device().name() + " netns`"));
+            out.add(ReadinessProblem.permanent(CniError.EXCLUSIVE_NETNS_MODE, ifname,
+                    "ib_core netns_mode is exclusive and " + p.device().name()
+                            + " does not belong to this pod's namespace: RDMA CM never hands the pod a request"
+                            + " (rdma_dev_access_netns)",
+                    "rdma system set netns shared (and ib_core netns_mode=1 in modprobe.d),"
+                            + " or move the device into the pod with `rdma dev set " + p.device().name() + " netns`"));
             return false;
         }
         return true;
     }
 
-    private static String notOnPortMessage(TopologySnapshot snap, List<GidCheck.PortRef> ports, LinkRef ref, Link link, String netnsPath) {
+    private static String notOnPortMessage(TopologySnapshot snap, List<GidCheck.PortRef> ports, LinkRef ref, Link link,
+            String netnsPath) {
         String lower = snap.parentOf(ref).map(p -> " on " + where(snap, p)).orElse("");
         String kind = link.kind() + lower;
         if (ports.isEmpty()) {
@@ -239,10 +274,11 @@ final class Readiness {
         }
         List<String> netdevs = new ArrayList<>();
         for (GidCheck.PortRef p : ports) {
-            netdevs.add(p.label() + (p.port().netdev() == null ? " (InfiniBand)" : " on " + where(snap, p.port().netdev())));
+            netdevs.add(p.label() + (p.port().netdev() == null ? " (InfiniBand)" : " on "
+                    + where(snap, p.port().netdev())));
         }
-        return link.name() + " (" + kind + ") in " + netnsPath + " is not an upper of any RDMA port's netdev (" + String.join(", ", netdevs)
-                + "), so the kernel gives it no GID and RDMA CM never reaches this pod";
+        return link.name() + " (" + kind + ") in " + netnsPath + " is not an upper of any RDMA port's netdev ("
+                + String.join(", ", netdevs) + "), so the kernel gives it no GID and RDMA CM never reaches this pod";
     }
 
     private static String notOnPortFix(TopologySnapshot snap, List<GidCheck.PortRef> ports, Link link) {
@@ -256,12 +292,14 @@ final class Readiness {
             }
         }
         if (masters.isEmpty()) {
-            return ports.isEmpty() ? "load the NIC's RDMA driver, or start `cmdemux serve --rdma-port NAME=NETDEV` on the uplink the pods use"
+            return ports.isEmpty() ? "load the NIC's RDMA driver,"
+                    + " or start `cmdemux serve --rdma-port NAME=NETDEV` on the uplink the pods use"
                     : "attach the pod with an IPoIB child (or ipvlan) of the port's IPoIB interface";
         }
         String m = masters.get(0);
-        return "attach the pod with macvlan or ipvlan on " + String.join(" or ", masters) + ": set \"master\": \"" + m + "\" in the "
-                + ("macvlan".equals(link.kind()) || "ipvlan".equals(link.kind()) ? link.kind() : "macvlan") + " plugin's configuration"
+        String plugin = "macvlan".equals(link.kind()) || "ipvlan".equals(link.kind()) ? link.kind() : "macvlan";
+        return "attach the pod with macvlan or ipvlan on " + String.join(" or ", masters) + ": set \"master\": \"" + m
+                + "\" in the " + plugin + " plugin's configuration"
                 + ("veth".equals(link.kind()) ? " (a veth has no lower device, so it never gets a GID)" : "");
     }
 

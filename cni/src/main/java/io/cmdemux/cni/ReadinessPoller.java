@@ -21,7 +21,8 @@ final class ReadinessPoller {
 
     private ReadinessPoller() {}
 
-    static ReadinessReport poll(RdmaState state, String netnsPath, List<ExpectedInterface> expected, GidType type, Duration wait)
+    static ReadinessReport poll(RdmaState state, String netnsPath, List<ExpectedInterface> expected, GidType type,
+            Duration wait)
             throws IOException, InterruptedException {
         long start = System.nanoTime();
         long deadline = start + wait.toNanos();
@@ -33,8 +34,9 @@ final class ReadinessPoller {
             ReadinessReport r = Readiness.evaluate(view, fresh, netnsPath, expected, type);
             long left = TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime());
             if (!r.converging() || left <= 0) {
-                log.debug("{}: {} after {} look(s) in {} ms (last kernel read {} us, generation {})", netnsPath, r.ok() ? "ready" : "not ready", looks,
-                        (System.nanoTime() - start) / 1_000_000, (t1 - t0) / 1000, view.generation());
+                log.debug("{}: {} after {} look(s) in {} ms (last kernel read {} us, generation {})", netnsPath,
+                        r.ok() ? "ready" : "not ready", looks, (System.nanoTime() - start) / 1_000_000,
+                        (t1 - t0) / 1000, view.generation());
                 return r;
             }
             view = state.awaitChange(view, Math.min(left, MAX_NAP_MILLIS));

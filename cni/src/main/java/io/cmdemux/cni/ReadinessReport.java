@@ -22,7 +22,8 @@ record ReadinessReport(List<Attachment> ready, List<ReadinessProblem> problems) 
 
     /** The error for a runtime: the first permanent problem's code, else 11; every problem in the details. */
     CniError toError() {
-        ReadinessProblem first = problems.stream().filter(p -> !p.transientProblem()).findFirst().orElse(problems.get(0));
+        ReadinessProblem first = problems.stream().filter(p -> !p.transientProblem()).findFirst()
+                .orElse(problems.get(0));
         List<String> lines = new ArrayList<>();
         for (ReadinessProblem p : problems) {
             lines.add(p.message() + "; fix: " + p.fix());

@@ -25,9 +25,11 @@ final class RegistryRegistrar implements PodRegistrar {
             NetnsClaims.check(r.netnsPath(), r.netnsInode(), host);
             registry.put(r);
         } catch (NetnsClaims.Refused e) {
-            throw new CniError(CniError.REGISTRATION_REFUSED, "cannot register " + r.key() + ": " + e.getMessage(), "the pod's namespace changed during the ADD");
+            throw new CniError(CniError.REGISTRATION_REFUSED, "cannot register " + r.key() + ": " + e.getMessage(),
+                    "the pod's namespace changed during the ADD");
         } catch (IOException e) {
-            throw new CniError(CniError.IO_FAILURE, "cannot record " + r.key() + " in " + registry.store().dir() + ": " + e.getMessage(), "");
+            throw new CniError(CniError.IO_FAILURE, "cannot record " + r.key() + " in " + registry.store().dir() + ": "
+                    + e.getMessage(), "");
         }
         return "registered with the daemon";
     }

@@ -30,7 +30,8 @@ import org.junit.jupiter.api.Test;
  */
 class CniPluginTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String PREV = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"net1\",\"mac\":\"02:00:00:00:00:01\",\"sandbox\":\"/run/netns/pod1\"}],"
+    private static final String PREV = "{\"cniVersion\":\"1.0.0\",\"interfaces\":[{\"name\":\"net1\","
+            + "\"mac\":\"02:00:00:00:00:01\",\"sandbox\":\"/run/netns/pod1\"}],"
             + "\"ips\":[{\"interface\":0,\"address\":\"10.77.0.2/24\",\"gateway\":\"10.77.0.1\"}],\"dns\":{}}";
 
     /** A host with one pod, pod1, whose net1 (a macvlan on the soft port's uplink) holds 10.77.0.2. */
@@ -44,12 +45,14 @@ class CniPluginTest {
         e.put("CNI_NETNS", "/run/netns/pod1");
         e.put("CNI_IFNAME", "net1");
         e.put("CNI_PATH", "/opt/cni/bin");
-        e.put("CNI_ARGS", "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=rdma-0;K8S_POD_INFRA_CONTAINER_ID=c1");
+        e.put("CNI_ARGS",
+                "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=rdma-0;K8S_POD_INFRA_CONTAINER_ID=c1");
         return e;
     }
 
     private static byte[] conf(String version, String extra) {
-        return ("{\"cniVersion\":\"" + version + "\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"" + extra + "}").getBytes(StandardCharsets.UTF_8);
+        return ("{\"cniVersion\":\"" + version + "\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"" + extra + "}")
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     private static JsonNode out(CniOutcome o) throws Exception {
@@ -58,12 +61,15 @@ class CniPluginTest {
 
     @Test
     void versionListsExactlyTheVersionsImplementedAndEchoesTheAskedOne() throws Exception {
-        CniOutcome o = plugin.run(Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"0.4.0\"}".getBytes(StandardCharsets.UTF_8));
+        CniOutcome o = plugin.run(Map.of("CNI_COMMAND", "VERSION"),
+                "{\"cniVersion\":\"0.4.0\"}".getBytes(StandardCharsets.UTF_8));
 
         assertThat(o.exitCode()).isZero();
         assertThat(out(o).get("cniVersion").asText()).isEqualTo("0.4.0");
-        assertThat(out(o).get("supportedVersions")).extracting(JsonNode::asText).containsExactly("0.4.0", "1.0.0", "1.1.0");
-        assertThat(out(plugin.run(Map.of("CNI_COMMAND", "VERSION"), new byte[0])).get("cniVersion").asText()).isEqualTo("1.1.0");
+        assertThat(out(o).get("supportedVersions")).extracting(JsonNode::asText)
+                .containsExactly("0.4.0", "1.0.0", "1.1.0");
+        assertThat(out(plugin.run(Map.of("CNI_COMMAND", "VERSION"), new byte[0])).get("cniVersion").asText())
+                .isEqualTo("1.1.0");
     }
 
     @Test
@@ -94,9 +100,11 @@ class CniPluginTest {
 
     @Test
     void malformedJsonIsError6AndAVersionWeDoNotSpeakIsError1() throws Exception {
-        assertThat(out(plugin.run(env("ADD"), "{\"cniVersion\":".getBytes(StandardCharsets.UTF_8))).get("code").asInt()).isEqualTo(6);
+        assertThat(out(plugin.run(env("ADD"), "{\"cniVersion\":".getBytes(StandardCharsets.UTF_8))).get("code").asInt())
+                .isEqualTo(6);
         assertThat(out(plugin.run(env("ADD"), new byte[0])).get("code").asInt()).isEqualTo(6);
-        assertThat(out(plugin.run(env("ADD"), "[1]".getBytes(StandardCharsets.UTF_8))).get("code").asInt()).isEqualTo(6);
+        assertThat(out(plugin.run(env("ADD"), "[1]".getBytes(StandardCharsets.UTF_8))).get("code").asInt())
+                .isEqualTo(6);
         CniOutcome old = plugin.run(env("ADD"), conf("0.3.1", ",\"prevResult\":" + PREV));
         assertThat(out(old).get("code").asInt()).isEqualTo(1);
         assertThat(out(old).get("details").asText()).contains("0.4.0, 1.0.0, 1.1.0");
@@ -124,7 +132,8 @@ class CniPluginTest {
             assertThat(r.key()).isEqualTo(new PodKey("rdma-net", "c1", "net1"));
             assertThat(r.pod().namespace()).isEqualTo("default");
             assertThat(r.pod().name()).isEqualTo("rdma-0");
-            assertThat(r.attachments().get(0).gids().get(0).index()).isEqualTo(1); // v2 only: default GID at 0, the IP next
+            // v2 only: default GID at 0, the IP next
+            assertThat(r.attachments().get(0).gids().get(0).index()).isEqualTo(1);
         });
         assertThat(o.stderr()).contains("GID index 1");
     }
@@ -138,11 +147,13 @@ class CniPluginTest {
     @Test
     void notReadyIsAnErrorUnlessRdmaIsNotRequired() throws Exception {
         String prev = PREV.replace("10.77.0.2", "10.77.0.9"); // an address the pod does not have
-        CniOutcome strict = plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"waitMillis\":0},\"prevResult\":" + prev));
+        CniOutcome strict = plugin.run(env("ADD"), conf("1.0.0",
+                ",\"rdma\":{\"waitMillis\":0},\"prevResult\":" + prev));
         assertThat(out(strict).get("code").asInt()).isEqualTo(CniError.ADDRESS_MISSING);
         assertThat(out(strict).get("details").asText()).contains("fix:");
 
-        CniOutcome lax = plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"required\":false,\"waitMillis\":0},\"prevResult\":" + prev));
+        CniOutcome lax = plugin.run(env("ADD"), conf("1.0.0",
+                ",\"rdma\":{\"required\":false,\"waitMillis\":0},\"prevResult\":" + prev));
         assertThat(lax.exitCode()).isZero();
         assertThat(out(lax)).isEqualTo(JSON.readTree(prev));
         assertThat(lax.stderr()).contains("warning").contains("10.77.0.9");
@@ -151,9 +162,12 @@ class CniPluginTest {
 
     @Test
     void badRdmaSettingsAreInvalidConfigAndUnknownOnesUnsupportedFields() throws Exception {
-        assertThat(out(plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"gidType\":\"v3\"},\"prevResult\":" + PREV))).get("code").asInt()).isEqualTo(7);
-        assertThat(out(plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"waitMillis\":-1},\"prevResult\":" + PREV))).get("code").asInt()).isEqualTo(7);
-        CniOutcome typo = plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"gidtype\":\"v2\"},\"prevResult\":" + PREV));
+        assertThat(out(plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"gidType\":\"v3\"},\"prevResult\":" + PREV)))
+                .get("code").asInt()).isEqualTo(7);
+        assertThat(out(plugin.run(env("ADD"), conf("1.0.0", ",\"rdma\":{\"waitMillis\":-1},\"prevResult\":" + PREV)))
+                .get("code").asInt()).isEqualTo(7);
+        CniOutcome typo = plugin.run(env("ADD"), conf("1.0.0",
+                ",\"rdma\":{\"gidtype\":\"v2\"},\"prevResult\":" + PREV));
         assertThat(out(typo).get("code").asInt()).isEqualTo(2);
         assertThat(out(typo).get("msg").asText()).contains("rdma.gidtype").contains("\"v2\"");
     }
@@ -164,24 +178,27 @@ class CniPluginTest {
         assertThat(plugin.run(env("DEL"), conf("1.0.0", "")).exitCode()).isZero();
         // settings DEL does not need do not stop it from cleaning up
         assertThat(plugin.run(env("DEL"), conf("1.0.0", ",\"rdma\":{\"gidType\":\"v9\"}")).exitCode()).isZero();
-        assertThat(backend.unregistered).containsExactly(new PodKey("rdma-net", "c1", "net1"), new PodKey("rdma-net", "c1", "net1"),
-                new PodKey("rdma-net", "c1", "net1"));
+        assertThat(backend.unregistered).containsExactly(new PodKey("rdma-net", "c1", "net1"),
+                new PodKey("rdma-net", "c1", "net1"), new PodKey("rdma-net", "c1", "net1"));
     }
 
     @Test
     void statusAndGcExistOnlyFrom110() throws Exception {
-        assertThat(out(plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.0.0", ""))).get("code").asInt()).isEqualTo(1);
+        assertThat(out(plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.0.0", ""))).get("code").asInt())
+                .isEqualTo(1);
         assertThat(plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.1.0", "")).exitCode()).isZero();
         backend.down = true;
         CniOutcome down = plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.1.0", ""));
         assertThat(out(down).get("code").asInt()).isEqualTo(50);
-        assertThat(plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.1.0", ",\"rdma\":{\"required\":false}")).exitCode()).isZero();
+        assertThat(plugin.run(Map.of("CNI_COMMAND", "STATUS"), conf("1.1.0", ",\"rdma\":{\"required\":false}"))
+                .exitCode()).isZero();
     }
 
     @Test
     void gcKeepsOnlyTheValidAttachmentsOfItsNetwork() throws Exception {
         String valid = ",\"cni.dev/valid-attachments\":[{\"containerID\":\"c2\",\"ifname\":\"net1\"}]";
-        assertThat(plugin.run(Map.of("CNI_COMMAND", "GC", "CNI_PATH", "/opt/cni/bin"), conf("1.1.0", valid)).exitCode()).isZero();
+        assertThat(plugin.run(Map.of("CNI_COMMAND", "GC", "CNI_PATH", "/opt/cni/bin"), conf("1.1.0", valid))
+                .exitCode()).isZero();
         assertThat(backend.kept).containsExactly(Set.of(new PodKey("rdma-net", "c2", "net1")));
         assertThat(out(plugin.run(Map.of("CNI_COMMAND", "GC"), conf("1.1.0", ""))).get("code").asInt()).isEqualTo(7);
     }

@@ -50,7 +50,8 @@ class ReadinessTest {
     }
 
     private static RdmaView view(TopologySnapshot snap, RdmaDevice... devices) {
-        return new RdmaView(snap.generation(), snap, new RdmaTopology(snap.generation(), RdmaTopology.NetnsMode.SHARED, List.of(devices)));
+        return new RdmaView(snap.generation(), snap, new RdmaTopology(snap.generation(), RdmaTopology.NetnsMode.SHARED,
+                List.of(devices)));
     }
 
     private static FreshNetns fresh(TopologySnapshot snap, String name) {
@@ -67,7 +68,8 @@ class ReadinessTest {
         TopologySnapshot snap = macvlanPod(host(), "pod1", 1, "10.77.0.2").snapshot(1);
         RdmaDevice soft0 = SoftRocePort.compute(SoftPortSpec.parse("soft0=uplink:v1,v2"), snap);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")),
+                GidType.ROCE_V2);
 
         assertThat(r.problems()).isEmpty();
         Attachment a = r.ready().get(0);
@@ -78,7 +80,8 @@ class ReadinessTest {
             assertThat(g.index()).isEqualTo(3);
             assertThat(g.gid()).isEqualTo(Gid.parse("::ffff:10.77.0.2"));
         });
-        assertThat(Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")), GidType.ROCE_V1).ready().get(0).gids().get(0).index())
+        assertThat(Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")),
+                GidType.ROCE_V1).ready().get(0).gids().get(0).index())
                 .isEqualTo(2);
     }
 
@@ -92,7 +95,8 @@ class ReadinessTest {
         TopologySnapshot snap = b.snapshot(1);
         RdmaDevice soft0 = SoftRocePort.compute(SoftPortSpec.parse("soft0=uplink"), snap);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")),
+                GidType.ROCE_V2);
 
         assertThat(r.ready()).isEmpty();
         assertThat(r.problems()).singleElement().satisfies(p -> {
@@ -110,15 +114,16 @@ class ReadinessTest {
         FreshNetns f = fresh(snap, "pod1");
         FreshNetns withoutIp = new FreshNetns(f.id(), f.links(), List.of());
 
-        ReadinessReport r = Readiness.evaluate(view(snap, soft0), withoutIp, POD, List.of(net1("10.77.0.2")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, soft0), withoutIp, POD, List.of(net1("10.77.0.2")),
+                GidType.ROCE_V2);
 
         assertThat(r.converging()).isFalse();
         assertThat(r.problems()).singleElement().satisfies(p -> {
             assertThat(p.code()).isEqualTo(CniError.ADDRESS_MISSING);
             assertThat(p.message()).contains("10.77.0.2").contains("net1");
         });
-        ReadinessReport gone = Readiness.evaluate(view(snap, soft0), new FreshNetns(f.id(), List.of(), List.of()), POD, List.of(net1("10.77.0.2")),
-                GidType.ROCE_V2);
+        ReadinessReport gone = Readiness.evaluate(view(snap, soft0), new FreshNetns(f.id(), List.of(), List.of()), POD,
+                List.of(net1("10.77.0.2")), GidType.ROCE_V2);
         assertThat(gone.problems()).extracting(ReadinessProblem::code).containsExactly(CniError.INTERFACE_MISSING);
     }
 
@@ -128,7 +133,8 @@ class ReadinessTest {
         TopologySnapshot after = macvlanPod(host(), "pod1", 1, "10.77.0.2").snapshot(2);
         RdmaDevice soft0 = SoftRocePort.compute(SoftPortSpec.parse("soft0=uplink"), before);
 
-        ReadinessReport r = Readiness.evaluate(view(before, soft0), fresh(after, "pod1"), POD, List.of(net1("10.77.0.2")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(before, soft0), fresh(after, "pod1"), POD,
+                List.of(net1("10.77.0.2")), GidType.ROCE_V2);
 
         assertThat(r.converging()).isTrue();
         assertThat(r.toError().code()).isEqualTo(CniError.TRY_AGAIN_LATER);
@@ -140,7 +146,8 @@ class ReadinessTest {
         TopologySnapshot snap = macvlanPod(b, "pod2", 2, "10.77.0.2").snapshot(1);
         RdmaDevice soft0 = SoftRocePort.compute(SoftPortSpec.parse("soft0=uplink"), snap);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod2"), "/run/netns/pod2", List.of(net1("10.77.0.2")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod2"), "/run/netns/pod2",
+                List.of(net1("10.77.0.2")), GidType.ROCE_V2);
 
         assertThat(r.problems()).extracting(ReadinessProblem::code).containsExactly(CniError.SAME_IP_ELSEWHERE);
         assertThat(r.problems().get(0).message()).contains("net1@pod1");
@@ -151,7 +158,8 @@ class ReadinessTest {
         TopologySnapshot snap = macvlanPod(host(), "pod1", 1, "10.77.0.2").snapshot(1);
         RdmaDevice soft0 = SoftRocePort.compute(SoftPortSpec.parse("soft0=uplink"), snap);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")), GidType.ROCE_V1);
+        ReadinessReport r = Readiness.evaluate(view(snap, soft0), fresh(snap, "pod1"), POD, List.of(net1("10.77.0.2")),
+                GidType.ROCE_V1);
 
         assertThat(r.problems()).extracting(ReadinessProblem::code).containsExactly(CniError.GID_TYPE_MISSING);
         assertThat(r.problems().get(0).fix()).contains("\"gidType\": \"v2\"");
@@ -169,8 +177,9 @@ class ReadinessTest {
 
     private static RdmaDevice ibDevice(TopologySnapshot snap, NetnsId deviceNetns) {
         GidEntry portGid = new GidEntry(0, Gid.parse("fe80::b859:9f03:a1:b2c0"), GidType.IB, null, OptionalInt.empty());
-        RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.INFINIBAND, "4: ACTIVE", 0xb8599f0300a1b2c0L, List.of(), List.of(portGid),
-                new PkeyTable(List.of(0xffff, 0x8001, 0)), null, List.of(new LinkRef(snap.host(), 4)));
+        RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.INFINIBAND, "4: ACTIVE", 0xb8599f0300a1b2c0L, List.of(),
+                List.of(portGid), new PkeyTable(List.of(0xffff, 0x8001, 0)), null,
+                List.of(new LinkRef(snap.host(), 4)));
         return new RdmaDevice("mlx5_0", 0xb8599f0300a1b2c0L, false, deviceNetns, List.of(port));
     }
 
@@ -178,8 +187,8 @@ class ReadinessTest {
     void ipoibChildWhosePkeyIsInThePortTableIsReadyWithItsPkeyIndex() {
         TopologySnapshot snap = ipoib(0x8001);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, ibDevice(snap, snap.host())), fresh(snap, "pod1"), POD, List.of(net1("192.168.50.7")),
-                GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, ibDevice(snap, snap.host())), fresh(snap, "pod1"), POD,
+                List.of(net1("192.168.50.7")), GidType.ROCE_V2);
 
         assertThat(r.problems()).isEmpty();
         assertThat(r.ready()).singleElement().satisfies(a -> {
@@ -193,8 +202,8 @@ class ReadinessTest {
     void ipoibChildWithAPkeyMissingFromThePortTableNamesThePartitionToAdd() {
         TopologySnapshot snap = ipoib(0x8002);
 
-        ReadinessReport r = Readiness.evaluate(view(snap, ibDevice(snap, snap.host())), fresh(snap, "pod1"), POD, List.of(net1("192.168.50.7")),
-                GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(view(snap, ibDevice(snap, snap.host())), fresh(snap, "pod1"), POD,
+                List.of(net1("192.168.50.7")), GidType.ROCE_V2);
 
         assertThat(r.problems()).singleElement().satisfies(p -> {
             assertThat(p.code()).isEqualTo(CniError.PKEY_NOT_IN_TABLE);
@@ -206,9 +215,11 @@ class ReadinessTest {
     @Test
     void exclusiveNetnsModeWithTheDeviceInTheHostRefusesThePod() {
         TopologySnapshot snap = ipoib(0x8001);
-        RdmaView v = new RdmaView(1, snap, new RdmaTopology(1, RdmaTopology.NetnsMode.EXCLUSIVE, List.of(ibDevice(snap, snap.host()))));
+        RdmaView v = new RdmaView(1, snap, new RdmaTopology(1, RdmaTopology.NetnsMode.EXCLUSIVE,
+                List.of(ibDevice(snap, snap.host()))));
 
-        ReadinessReport r = Readiness.evaluate(v, fresh(snap, "pod1"), POD, List.of(net1("192.168.50.7")), GidType.ROCE_V2);
+        ReadinessReport r = Readiness.evaluate(v, fresh(snap, "pod1"), POD, List.of(net1("192.168.50.7")),
+                GidType.ROCE_V2);
 
         assertThat(r.problems()).extracting(ReadinessProblem::code).containsExactly(CniError.EXCLUSIVE_NETNS_MODE);
         assertThat(r.problems().get(0).fix()).contains("rdma system set netns shared");

@@ -54,8 +54,10 @@ public final class Daemon implements AutoCloseable {
      * @param control the control sockets: the host socket and its group, the name in every namespace, the limits
      * @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods)
      */
-    public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control, InetSocketAddress metrics, boolean nft,
-            double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig, Path podsDir) {}
+    public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control,
+            InetSocketAddress metrics, boolean nft,
+            double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig,
+                    Path podsDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -111,17 +113,21 @@ public final class Daemon implements AutoCloseable {
         }
         publishRdma();
         NetnsId host = watcher.current().host();
-        pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir()) : PodStore.besideSocket(config.control().hostSocket()), host);
+        pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir())
+                : PodStore.besideSocket(config.control().hostSocket()), host);
         pods.load();
         watcher.addListener(new PodPruner(pods)::onTopology);
-        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices, SysfsLayout.live(SysfsLayout.LIVE_ROOT), cniExecutor);
+        LiveRdmaState live = new LiveRdmaState(watcher, this::softDevices,
+                SysfsLayout.live(SysfsLayout.LIVE_ROOT), cniExecutor);
+        CniService cni = new CniService(host, live, pods);
         control = ControlServer.start(config.control(), watcher, discovery, executor,
-                new Queries(this::state, () -> pods.directory()), new CniService(host, live, pods));
+                new Queries(this::state, () -> pods.directory()), cni);
         RejLimiter limiter = new RejLimiter(config.rejPerSecond());
         long caGuid = rdma.devices().isEmpty() ? 0 : rdma.devices().get(0).nodeGuid();
         sessions = new Sessions(config.sessions(), control, metrics, caGuid);
         Dispatcher dispatcher = new Dispatcher(control, metrics, limiter, config.duplicateWindow(), sessions);
-        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(), config.nft(), dispatcher, sessions, limiter, metrics, decisions);
+        Pipeline pipeline = new Pipeline(this::state, new DecisionCache(config.cacheSize()), config.mode(),
+                config.nft(), dispatcher, sessions, limiter, metrics, decisions);
         List<String> hostNetdevs = new ArrayList<>();
         for (SoftRocePort p : softPorts) {
             SoftPortSpec spec = p.spec();
@@ -133,8 +139,9 @@ public final class Daemon implements AutoCloseable {
             if (ns.host()) {
                 hostNetdevs.add(spec.netdev());
             } else {
-                log.warn("soft port {} is on {} in another namespace: its frames are tapped, but the nftables rule that hides them "
-                        + "from the pods is only installed for host netdevs", spec.name(), spec.where());
+                log.warn("soft port {} is on {} in another namespace: its frames are tapped,"
+                        + " but the nftables rule that hides them from the pods is only installed for host netdevs",
+                        spec.name(), spec.where());
             }
         }
         if (config.nft() && !hostNetdevs.isEmpty()) {
@@ -150,12 +157,16 @@ public final class Daemon implements AutoCloseable {
         http.route("/metrics", () -> new HttpEndpoints.Page(200, "text/plain; version=0.0.4; charset=utf-8",
                 metrics.scrape().getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         http.route("/healthz", () -> HttpEndpoints.Page.text(200, "ok\n"));
-        http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n") : HttpEndpoints.Page.text(503, "starting\n"));
+        http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n")
+                : HttpEndpoints.Page.text(503, "starting\n"));
         new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
         httpAddress = http.start(config.metrics());
+        // before ready: /readyz and the log line below then mean that the first ADD finds the CNI path warm
+        cni.warmUp(config.control().hostSocket());
         ready = true;
-        log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics", taps.size(),
-                config.mode().cliName(), config.control().hostSocket(), httpAddress.getHostString(), httpAddress.getPort());
+        log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics",
+                taps.size(), config.mode().cliName(), config.control().hostSocket(), httpAddress.getHostString(),
+                httpAddress.getPort());
     }
 
     /**
@@ -164,7 +175,8 @@ public final class Daemon implements AutoCloseable {
      */
     private void startPathRecords() {
         try {
-            io.cmdemux.pathrecord.PathRecordConfig pc = io.cmdemux.pathrecord.PathRecordConfig.load(config.pathConfig());
+            io.cmdemux.pathrecord.PathRecordConfig pc =
+                    io.cmdemux.pathrecord.PathRecordConfig.load(config.pathConfig());
             paths = PathRecordService.start(pc, state(), null);
             watcher.addListener(t -> paths.onHostState(state()));
             var st = paths.responder().state();

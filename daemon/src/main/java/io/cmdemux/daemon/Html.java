@@ -33,7 +33,8 @@ public final class Html {
                     sb.append("&#39;");
                     break;
                 default:
-                    if ((cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7f && cp <= 0x9f) || cp == 0xfffe || cp == 0xffff) {
+                    if ((cp < 0x20 && cp != '\t' && cp != '\n') || (cp >= 0x7f && cp <= 0x9f) || cp == 0xfffe
+                            || cp == 0xffff) {
                         sb.append('\uFFFD');
                     } else {
                         sb.appendCodePoint(cp);

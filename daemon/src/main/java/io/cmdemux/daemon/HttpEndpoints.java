@@ -69,7 +69,9 @@ public final class HttpEndpoints implements AutoCloseable {
         slowRoutes.put(path, page);
     }
 
-    /** Every path under {@code prefix} (ending in "/"), built on the pages thread; the page gets the rest of the path. */
+    /**
+     * Every path under {@code prefix} (ending in "/"), built on the pages thread; the page gets the rest of the path.
+     */
     public void routePrefix(String prefix, Function<String, Page> page) {
         prefixes.put(prefix, page);
     }
@@ -132,8 +134,8 @@ public final class HttpEndpoints implements AutoCloseable {
         }
 
         private void respond(ChannelHandlerContext ctx, Page p) {
-            FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(p.status()),
-                    Unpooled.wrappedBuffer(p.body()));
+            FullHttpResponse resp = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
+                    HttpResponseStatus.valueOf(p.status()), Unpooled.wrappedBuffer(p.body()));
             resp.headers().set(HttpHeaderNames.CONTENT_TYPE, p.contentType());
             resp.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, p.body().length);
             p.headers().forEach((k, v) -> resp.headers().set(k, v));

@@ -7,7 +7,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 
-/** The path-record service's stats JSON, for `cmdemux path stats`: written whole, then renamed, so a reader never sees half of it. */
+/**
+ * The path-record service's stats JSON, for `cmdemux path stats`: written whole, then renamed, so a
+ * reader never sees half of it.
+ */
 public final class PathStatsFile {
     private PathStatsFile() {}
 

@@ -34,7 +34,8 @@ import java.util.function.Supplier;
  */
 public final class Queries implements QueryHandler {
     /** The arguments explain knows; any other is a typo the caller should hear about. */
-    public static final Set<String> EXPLAIN_ARGS = Set.of("device", "port", "pkey", "guid", "dgid", "dst", "src", "ps", "qp_type", "af_ib",
+    public static final Set<String> EXPLAIN_ARGS = Set.of("device", "port", "pkey", "guid", "dgid", "dst", "src", "ps",
+            "qp_type", "af_ib",
             "vlan", "dmac");
 
     private final Supplier<HostState> state;

@@ -16,7 +16,8 @@ import java.util.Locale;
  * can be checked with any XML parser.
  */
 public final class StatusPage {
-    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT).withZone(ZoneOffset.UTC);
+    private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss.SSS", Locale.ROOT)
+            .withZone(ZoneOffset.UTC);
 
     private StatusPage() {}
 
@@ -26,8 +27,8 @@ public final class StatusPage {
      * @param outcome deliver, reject or drop
      * @param trace the link to its picture
      */
-    public record DecisionRow(long seq, long epochMillis, String device, String request, String outcome, String namespace, String reason,
-            String trace) {}
+    public record DecisionRow(long seq, long epochMillis, String device, String request, String outcome,
+            String namespace, String reason, String trace) {}
 
     /** One namespace's row. */
     public record NamespaceRow(String names, long inode, int consumers, int listeners, boolean served) {}
@@ -38,9 +39,9 @@ public final class StatusPage {
      * @param topologySvg the picture, inline-ready (no XML declaration), or null
      * @param topologyNote why there is no picture, or a remark on it; null for none
      */
-    public record Model(String hostName, Instant now, int refreshSeconds, long topologyGeneration, long rdmaGeneration, long listenerGeneration,
-            long decisionsTotal, List<DecisionRow> decisions, String topologySvg, String topologyNote, List<NamespaceRow> namespaces,
-            List<Metrics.Reading> counters) {}
+    public record Model(String hostName, Instant now, int refreshSeconds, long topologyGeneration, long rdmaGeneration,
+            long listenerGeneration, long decisionsTotal, List<DecisionRow> decisions, String topologySvg,
+            String topologyNote, List<NamespaceRow> namespaces, List<Metrics.Reading> counters) {}
 
     public static String render(Model m) {
         StringBuilder sb = new StringBuilder(16_384 + (m.topologySvg() == null ? 0 : m.topologySvg().length()));
@@ -53,7 +54,8 @@ public final class StatusPage {
         sb.append("<p class=\"meta\">topology generation <b id=\"topology-generation\">").append(m.topologyGeneration())
                 .append("</b> · RDMA generation <b id=\"rdma-generation\">").append(m.rdmaGeneration())
                 .append("</b> · listener generation <b id=\"listener-generation\">").append(m.listenerGeneration())
-                .append("</b> · ").append(TIME.format(m.now())).append(" UTC · reloads every ").append(m.refreshSeconds())
+                .append("</b> · ").append(TIME.format(m.now())).append(" UTC · reloads every ")
+                .append(m.refreshSeconds())
                 .append(" s · <a href=\"/metrics\">/metrics</a> · <a href=\"/topology.svg\">topology.svg</a></p>\n");
         decisions(sb, m);
         topology(sb, m);
@@ -69,10 +71,12 @@ public final class StatusPage {
         if (m.decisions().isEmpty()) {
             sb.append("<p class=\"empty\">No connection request yet.</p>\n");
         }
-        sb.append("<table id=\"decisions-table\">\n<thead><tr><th>#</th><th>time (UTC)</th><th>port</th><th>request</th><th>outcome</th>")
+        sb.append("<table id=\"decisions-table\">\n<thead><tr><th>#</th><th>time"
+                + " (UTC)</th><th>port</th><th>request</th><th>outcome</th>")
                 .append("<th>namespace</th><th>reason</th><th>trace</th></tr></thead>\n<tbody>\n");
         for (DecisionRow r : m.decisions()) {
-            sb.append("<tr class=\"decision ").append(Html.text(r.outcome())).append("\" data-seq=\"").append(r.seq()).append("\">")
+            sb.append("<tr class=\"decision ").append(Html.text(r.outcome())).append("\" data-seq=\"").append(r.seq())
+                    .append("\">")
                     .append("<td>").append(r.seq()).append("</td>")
                     .append("<td>").append(TIME.format(Instant.ofEpochMilli(r.epochMillis()))).append("</td>")
                     .append("<td>").append(Html.text(r.device())).append("</td>")
@@ -80,7 +84,8 @@ public final class StatusPage {
                     .append("<td class=\"outcome\">").append(Html.text(r.outcome())).append("</td>")
                     .append("<td class=\"namespace\">").append(Html.text(r.namespace())).append("</td>")
                     .append("<td class=\"reason\">").append(Html.text(r.reason())).append("</td>")
-                    .append("<td><a class=\"trace\" href=\"").append(Html.text(r.trace())).append("\">trace</a></td></tr>\n");
+                    .append("<td><a class=\"trace\" href=\"").append(Html.text(r.trace()))
+                    .append("\">trace</a></td></tr>\n");
         }
         sb.append("</tbody>\n</table>\n</section>\n");
     }
@@ -99,10 +104,13 @@ public final class StatusPage {
 
     private static void namespaces(StringBuilder sb, Model m) {
         sb.append("<section id=\"consumers\">\n<h2>Consumers per namespace</h2>\n<table id=\"consumers-table\">\n")
-                .append("<thead><tr><th>namespace</th><th>inode</th><th>consumers</th><th>listeners</th><th>@cmdemux socket</th></tr></thead>\n<tbody>\n");
+                .append("<thead><tr><th>namespace</th><th>inode</th><th>consumers</th><th>listeners</th><th>@cmdemux"
+                        + " socket</th></tr></thead>\n<tbody>\n");
         for (NamespaceRow r : m.namespaces()) {
-            sb.append("<tr><td>").append(Html.text(r.names())).append("</td><td>").append(r.inode()).append("</td><td>").append(r.consumers())
-                    .append("</td><td>").append(r.listeners()).append("</td><td>").append(r.served() ? "yes" : "no").append("</td></tr>\n");
+            sb.append("<tr><td>").append(Html.text(r.names())).append("</td><td>").append(r.inode()).append("</td><td>")
+                    .append(r.consumers())
+                    .append("</td><td>").append(r.listeners()).append("</td><td>").append(r.served() ? "yes" : "no")
+                    .append("</td></tr>\n");
         }
         sb.append("</tbody>\n</table>\n</section>\n");
     }
@@ -112,8 +120,10 @@ public final class StatusPage {
                 .append("<thead><tr><th>meter</th><th>tags</th><th>value</th></tr></thead>\n<tbody>\n");
         for (Metrics.Reading r : m.counters()) {
             double v = r.value();
-            String value = v == Math.rint(v) && !Double.isInfinite(v) ? Long.toString((long) v) : String.format(Locale.ROOT, "%.3f", v);
-            sb.append("<tr><td>").append(Html.text(r.name())).append("</td><td>").append(Html.text(r.tags())).append("</td><td>")
+            String value = v == Math.rint(v) && !Double.isInfinite(v) ? Long.toString((long) v)
+                    : String.format(Locale.ROOT, "%.3f", v);
+            sb.append("<tr><td>").append(Html.text(r.name())).append("</td><td>").append(Html.text(r.tags()))
+                    .append("</td><td>")
                     .append(value).append("</td></tr>\n");
         }
         sb.append("</tbody>\n</table>\n</section>\n");
@@ -121,8 +131,11 @@ public final class StatusPage {
 
     private static final String STYLE = "body{font:14px/1.4 system-ui,sans-serif;margin:1em 2em;color:#222}"
             + "h1{font-size:1.4em;margin:.2em 0}h2{font-size:1.15em;margin:1.2em 0 .4em}"
-            + "table{border-collapse:collapse}th,td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}"
-            + "th{background:#f3f3f3}.meta{color:#555}tr.deliver .outcome{color:#1b7a1b}tr.reject .outcome{color:#c62828}"
-            + "tr.drop .outcome{color:#8a6d00}td.reason{max-width:40em}.picture{overflow:auto;border:1px solid #ddd;max-height:80vh}"
+            + "table{border-collapse:collapse}"
+            + "th,td{border-bottom:1px solid #ddd;padding:2px 8px;text-align:left;vertical-align:top}"
+            + "th{background:#f3f3f3}.meta{color:#555}"
+            + "tr.deliver .outcome{color:#1b7a1b}tr.reject .outcome{color:#c62828}"
+            + "tr.drop .outcome{color:#8a6d00}td.reason{max-width:40em}"
+            + ".picture{overflow:auto;border:1px solid #ddd;max-height:80vh}"
             + ".note{color:#8a6d00}.empty{color:#777}";
 }

@@ -48,8 +48,10 @@ final class StatusSite {
     static final int MAX_LINKS_DRAWN = 400;
 
     private static final Map<String, String> PAGE_HEADERS = Map.of(
-            // No script may run on these pages, and nothing may be fetched from elsewhere: defence in depth behind the escaping.
-            "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'",
+            // No script may run on these pages, and nothing may be fetched from elsewhere: defence
+            // in depth behind the escaping.
+            "Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; img-src 'self';"
+                    + " frame-ancestors 'none'",
             "X-Content-Type-Options", "nosniff",
             "Cache-Control", "no-store");
 
@@ -67,7 +69,8 @@ final class StatusSite {
     /** The live topology drawn once per (topology, RDMA) generation. */
     private record Picture(String dot, String svg, String note) {}
 
-    StatusSite(Supplier<HostState> state, ControlServer control, Metrics metrics, DecisionLog decisions, ResolverMode mode) {
+    StatusSite(Supplier<HostState> state, ControlServer control, Metrics metrics, DecisionLog decisions,
+            ResolverMode mode) {
         this.state = state;
         this.control = control;
         this.metrics = metrics;
@@ -79,7 +82,8 @@ final class StatusSite {
         http.routeOffLoop("/", this::home);
         http.routeOffLoop("/index.html", this::home);
         http.routeOffLoop("/topology.svg", () -> svgPage(picture(state.get())));
-        http.routeOffLoop("/topology.dot", () -> new Page(200, "text/vnd.graphviz; charset=utf-8", picture(state.get()).dot().getBytes(StandardCharsets.UTF_8)));
+        http.routeOffLoop("/topology.dot", () -> new Page(200, "text/vnd.graphviz; charset=utf-8",
+                picture(state.get()).dot().getBytes(StandardCharsets.UTF_8)));
         http.routePrefix("/decision/", this::decision);
     }
 
@@ -98,20 +102,23 @@ final class StatusSite {
         }
         List<StatusPage.NamespaceRow> nss = new ArrayList<>();
         for (NetnsState ns : topo.namespaces()) {
-            nss.add(new StatusPage.NamespaceRow(nsName(ns), ns.id().inode(), stats.consumersPerNamespace().getOrDefault(ns.id(), 0),
-                    listeners.getOrDefault(ns.id(), 0), stats.namespacesServed().contains(ns.id())));
+            nss.add(new StatusPage.NamespaceRow(nsName(ns), ns.id().inode(),
+                    stats.consumersPerNamespace().getOrDefault(ns.id(), 0), listeners.getOrDefault(ns.id(), 0),
+                    stats.namespacesServed().contains(ns.id())));
         }
-        StatusPage.Model m = new StatusPage.Model(hostName, Instant.now(), REFRESH_SECONDS, topo.generation(), s.rdma().generation(),
-                stats.listenerGeneration(), decisions.total(), rows, p.svg() == null ? null : SvgTitles.inline(p.svg()), p.note(), nss,
-                metrics.readings());
-        return new Page(200, "text/html; charset=utf-8", StatusPage.render(m).getBytes(StandardCharsets.UTF_8), PAGE_HEADERS);
+        StatusPage.Model m = new StatusPage.Model(hostName, Instant.now(), REFRESH_SECONDS, topo.generation(),
+                s.rdma().generation(), stats.listenerGeneration(), decisions.total(), rows,
+                p.svg() == null ? null : SvgTitles.inline(p.svg()), p.note(), nss, metrics.readings());
+        return new Page(200, "text/html; charset=utf-8", StatusPage.render(m).getBytes(StandardCharsets.UTF_8),
+                PAGE_HEADERS);
     }
 
     private StatusPage.DecisionRow row(TopologySnapshot topo, DecisionLog.Entry e) {
         Decision d = e.decision();
         var meta = e.meta();
-        String request = (meta.afIb() ? "AF_IB" : io.cmdemux.netdev.InetAddresses.toText(meta.srcIp()) + ":" + meta.srcPort() + " → "
-                + io.cmdemux.netdev.InetAddresses.toText(meta.dstIp()) + ":" + meta.port()) + String.format(" comm 0x%08x", meta.localCommId());
+        String request = (meta.afIb() ? "AF_IB" : io.cmdemux.netdev.InetAddresses.toText(meta.srcIp()) + ":"
+                + meta.srcPort() + " → " + io.cmdemux.netdev.InetAddresses.toText(meta.dstIp()) + ":" + meta.port())
+                + String.format(" comm 0x%08x", meta.localCommId());
         String ns = "";
         if (d.netns() != null) {
             NetnsState s = topo.namespace(d.netns());
@@ -120,17 +127,20 @@ final class StatusSite {
         String reason;
         switch (d.outcome()) {
             case DELIVER:
-                reason = "listener " + DecisionView.listenerText(d.listener()) + (d.listener().owner() == null ? "" : " of " + d.listener().owner());
+                reason = "listener " + DecisionView.listenerText(d.listener())
+                        + (d.listener().owner() == null ? "" : " of " + d.listener().owner());
                 break;
             case REJECT:
                 List<TraceStep> t = d.trace();
-                reason = "REJ " + d.rejectReason() + (d.rejectReason() == Decision.REJ_INVALID_SERVICE_ID ? " invalid service ID" : " consumer defined")
+                reason = "REJ " + d.rejectReason() + (d.rejectReason() == Decision.REJ_INVALID_SERVICE_ID
+                        ? " invalid service ID" : " consumer defined")
                         + (t.isEmpty() ? "" : ": " + t.get(t.size() - 1).why());
                 break;
             default:
                 reason = d.dropReason();
         }
-        return new StatusPage.DecisionRow(e.seq(), e.epochMillis(), e.device(), request, d.outcome().name().toLowerCase(), ns, reason,
+        return new StatusPage.DecisionRow(e.seq(), e.epochMillis(), e.device(), request,
+                d.outcome().name().toLowerCase(), ns, reason,
                 "/decision/" + e.seq() + ".svg");
     }
 
@@ -147,12 +157,14 @@ final class StatusSite {
         }
         Optional<DecisionLog.Entry> e = decisions.get(seq);
         if (e.isEmpty()) {
-            return Page.text(404, "no decision " + seq + " among the last " + decisions.capacity() + " (" + decisions.total() + " so far)\n");
+            return Page.text(404, "no decision " + seq + " among the last " + decisions.capacity() + " ("
+                    + decisions.total() + " so far)\n");
         }
         HostState s = e.get().state();
         Decision d = e.get().decision();
         // The other mode on the same request and the same host marks where the two part.
-        Decision other = Resolver.resolve(s, e.get().meta(), mode == ResolverMode.KERNEL ? ResolverMode.NETSTACK : ResolverMode.KERNEL);
+        Decision other = Resolver.resolve(s, e.get().meta(),
+                mode == ResolverMode.KERNEL ? ResolverMode.NETSTACK : ResolverMode.KERNEL);
         Graph g = DecisionPictures.graph(s.topology(), s.rdma(), e.get().meta(), d, other);
         String dot = DotWriter.write(g);
         if (rest.endsWith(".dot")) {

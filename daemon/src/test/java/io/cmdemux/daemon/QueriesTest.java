@@ -52,17 +52,20 @@ class QueriesTest {
         b.link(host, 1, "lo").arphrd(772).add();
         b.link(host, 2, "up0").mac("02:00:00:00:00:02").add().addr(host, 2, "10.0.0.1/24");
         b.link(pod, 1, "lo").arphrd(772).add();
-        b.link(pod, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:0a").add().addr(pod, 5, "10.0.0.11/24");
+        b.link(pod, 5, "net1").macvlan(2, 0, LinkInfo.Macvlan.MODE_BRIDGE).mac("02:aa:00:00:00:0a").add()
+                .addr(pod, 5, "10.0.0.11/24");
         LinkRef up0 = new LinkRef(host, 2);
         RdmaPort port = new RdmaPort(1, RdmaPort.LinkLayer.ETHERNET, "ACTIVE", 0x0200aafffe000001L, List.of(),
-                List.of(gid(0, "fe80::200:ff:fe00:2", up0), gid(1, "::ffff:10.0.0.1", up0), gid(2, "::ffff:10.0.0.11", new LinkRef(pod, 5))),
+                List.of(gid(0, "fe80::200:ff:fe00:2", up0), gid(1, "::ffff:10.0.0.1", up0),
+                        gid(2, "::ffff:10.0.0.11", new LinkRef(pod, 5))),
                 new PkeyTable(List.of(0xffff)), up0, List.of());
         RdmaTopology rdma = new RdmaTopology(1, RdmaTopology.NetnsMode.SHARED,
                 List.of(new RdmaDevice("rxe0", 0x0200aafffe000001L, true, null, List.of(port))));
         ListenerTable listeners = new ListenerTable(1, List.of(
                 new Listener(pod, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, 1, null, "test")));
         HostState state = new HostState(b.snapshot(1), rdma, listeners);
-        PodDirectory pods = new PodDirectory(List.of(registration("default", "rdma-0"), registration("team", "rdma-1")));
+        PodDirectory pods = new PodDirectory(List.of(registration("default", "rdma-0"),
+                registration("team", "rdma-1")));
         queries = new Queries(() -> state, () -> pods);
     }
 
@@ -98,24 +101,34 @@ class QueriesTest {
         // The host's own address is on up0, where nobody listens: ib_cm finds no listener in init.
         assertThat(ask(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.1:7471\"}").path("rejectReason").asInt()).isEqualTo(28);
         // Another port space: the pod listens only in RDMA_PS_TCP, so ib_cm has no listener for the service ID.
-        assertThat(ask(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"ps\": \"ib\"}").path("rejectReason").asInt()).isEqualTo(8);
+        assertThat(ask(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"ps\": \"ib\"}").path("rejectReason").asInt())
+                .isEqualTo(8);
     }
 
     @Test
     void badExplainArgumentsAreEinvalWithTheReason() throws Exception {
         assertThat(refusal(QueryKind.EXPLAIN, "{}")).contains("needs \"dst\"");
         assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11\"}")).contains("expected IP:PORT");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"dstt\": 1}")).contains("no argument \"dstt\"");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"dstt\": 1}"))
+                .contains("no argument \"dstt\"");
         assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": 7471}")).contains("\"dst\" must be a string");
         assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"port\": 1.5}")).contains("whole number");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"vlan\": 4096}")).contains("from 0 to 4095");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"device\": \"mlx5_0\"}")).contains("no RDMA device mlx5_0");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"src\": \"[::1]:1\"}")).contains("same IP family");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"qp_type\": \"QQ\"}")).contains("unknown QP type");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"af_ib\": \"yes\"}")).contains("true or false");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"guid\": \"zz\"}")).contains("not a GUID");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"pkey\": \"0x10000\"}")).contains("from 0 to 0xffff");
-        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"pkey\": \"full\"}")).contains("must be a number");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"vlan\": 4096}"))
+                .contains("from 0 to 4095");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"device\": \"mlx5_0\"}"))
+                .contains("no RDMA device mlx5_0");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"src\": \"[::1]:1\"}"))
+                .contains("same IP family");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"qp_type\": \"QQ\"}"))
+                .contains("unknown QP type");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"af_ib\": \"yes\"}"))
+                .contains("true or false");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"guid\": \"zz\"}"))
+                .contains("not a GUID");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"pkey\": \"0x10000\"}"))
+                .contains("from 0 to 0xffff");
+        assertThat(refusal(QueryKind.EXPLAIN, "{\"dst\": \"10.0.0.11:7471\", \"pkey\": \"full\"}"))
+                .contains("must be a number");
     }
 
     @Test

@@ -18,17 +18,20 @@ import org.w3c.dom.NodeList;
  */
 class StatusPageTest {
     static final String EVIL = "pod\"><script>alert(1)</script><b onmouseover='x'>é名🚀&amp;</b>";
-    static final Set<String> PAGE_VOCABULARY = Set.of("html", "head", "meta", "title", "style", "body", "h1", "h2", "p", "b", "small", "a",
+    static final Set<String> PAGE_VOCABULARY = Set.of("html", "head", "meta", "title", "style", "body", "h1", "h2", "p",
+            "b", "small", "a",
             "section", "table", "thead", "tbody", "tr", "th", "td", "div");
 
     private static StatusPage.Model model(String svg) {
         List<StatusPage.DecisionRow> rows = List.of(
-                new StatusPage.DecisionRow(2, 1_700_000_000_000L, "rxe0", "10.0.0.9:4000 → 10.0.0.2:7471", "reject", EVIL + " (4026532001)",
+                new StatusPage.DecisionRow(2, 1_700_000_000_000L, "rxe0", "10.0.0.9:4000 → 10.0.0.2:7471", "reject",
+                        EVIL + " (4026532001)",
                         "REJ 28 consumer defined: nobody listens in " + EVIL, "/decision/2.svg"),
-                new StatusPage.DecisionRow(1, 1_700_000_000_000L, "rxe0", "10.0.0.9:4000 → 10.0.0.1:7471", "deliver", "pod1 (4026532000)",
+                new StatusPage.DecisionRow(1, 1_700_000_000_000L, "rxe0", "10.0.0.9:4000 → 10.0.0.1:7471", "deliver",
+                        "pod1 (4026532000)",
                         "listener 0.0.0.0:7471/tcp", "/decision/1.svg"));
-        return new StatusPage.Model("host<1>", Instant.ofEpochMilli(1_700_000_000_000L), 5, 12, 3, 4, 2, rows, svg, null,
-                List.of(new StatusPage.NamespaceRow(EVIL, 4026532001L, 1, 2, true)),
+        return new StatusPage.Model("host<1>", Instant.ofEpochMilli(1_700_000_000_000L), 5, 12, 3, 4, 2,
+                rows, svg, null, List.of(new StatusPage.NamespaceRow(EVIL, 4026532001L, 1, 2, true)),
                 List.of(new Metrics.Reading("decisions", "outcome=" + EVIL, 3)));
     }
 
@@ -47,7 +50,8 @@ class StatusPageTest {
         assertThat(page.elementNames()).isSubsetOf(PAGE_VOCABULARY);
         assertThat(elements(page, "script")).isEmpty();
         List<String> cells = elements(page, "td").stream().map(Element::getTextContent).toList();
-        assertThat(cells).contains(EVIL, EVIL + " (4026532001)", "REJ 28 consumer defined: nobody listens in " + EVIL, "outcome=" + EVIL);
+        assertThat(cells).contains(EVIL, EVIL + " (4026532001)", "REJ 28 consumer defined: nobody listens in " + EVIL,
+                "outcome=" + EVIL);
         assertThat(elements(page, "b")).allSatisfy(b -> assertThat(b.getAttribute("onmouseover")).isEmpty());
         assertThat(elements(page, "title").get(0).getTextContent()).isEqualTo("cmdemux on host<1>");
     }
@@ -55,22 +59,27 @@ class StatusPageTest {
     @Test
     void eachDecisionIsARowWithItsOutcomeNamespaceReasonAndTraceLink() {
         SvgDoc page = SvgDoc.parse(StatusPage.render(model(null)));
-        List<Element> rows = elements(page, "tr").stream().filter(r -> r.getAttribute("class").startsWith("decision")).toList();
+        List<Element> rows = elements(page, "tr").stream().filter(r -> r.getAttribute("class")
+                .startsWith("decision")).toList();
         assertThat(rows).extracting(r -> r.getAttribute("data-seq")).containsExactly("2", "1");
         assertThat(rows.get(1).getAttribute("class")).isEqualTo("decision deliver");
-        List<Element> links = elements(page, "a").stream().filter(a -> a.getAttribute("class").equals("trace")).toList();
+        List<Element> links = elements(page, "a").stream().filter(a -> a.getAttribute("class")
+                .equals("trace")).toList();
         assertThat(links).extracting(a -> a.getAttribute("href")).containsExactly("/decision/2.svg", "/decision/1.svg");
     }
 
     @Test
     void theTopologySvgIsInlineAndThePageReloadsItselfWithoutScript() {
-        String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10pt\"><g id=\"ns_1\" class=\"node netns\"><title>x</title></g></svg>";
+        String svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"10pt\"><g id=\"ns_1\" class=\"node"
+                + " netns\"><title>x</title></g></svg>";
         String html = StatusPage.render(model(svg));
         SvgDoc page = SvgDoc.parse(html);
         assertThat(page.byId("ns_1")).isNotNull();
-        Element refresh = elements(page, "meta").stream().filter(m -> m.getAttribute("http-equiv").equals("refresh")).findFirst().orElseThrow();
+        Element refresh = elements(page, "meta").stream().filter(m -> m.getAttribute("http-equiv").equals("refresh"))
+                .findFirst().orElseThrow();
         assertThat(refresh.getAttribute("content")).isEqualTo("5");
         assertThat(html).doesNotContain("<script").doesNotContain("src=");
-        assertThat(elements(page, "a")).as("every link stays on the daemon").allSatisfy(a -> assertThat(a.getAttribute("href")).startsWith("/"));
+        assertThat(elements(page, "a")).as("every link stays on the daemon")
+                .allSatisfy(a -> assertThat(a.getAttribute("href")).startsWith("/"));
     }
 }

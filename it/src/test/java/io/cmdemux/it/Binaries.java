@@ -17,7 +17,8 @@ final class Binaries {
                 return p.toAbsolutePath();
             }
         }
-        throw new AssertionError("cli/target/cmdemux.jar is missing: build it first (mvn -pl cli -am package, which verify does)");
+        throw new AssertionError("cli/target/cmdemux.jar is missing: build it first (mvn -pl cli -am package,"
+                + " which verify does)");
     }
 
     /** argv for `cmdemux ARGS`, inside namespace {@code netns} when it is not null. */
@@ -26,7 +27,8 @@ final class Binaries {
         if (netns != null) {
             argv.addAll(List.of("ip", "netns", "exec", netns));
         }
-        argv.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
+        argv.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:TieredStopAtLevel=1", "-jar", jar().toString()));
         argv.addAll(List.of(args));
         return argv;
     }

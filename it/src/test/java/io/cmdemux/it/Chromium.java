@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Chromium implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
-    static final List<String> FLAGS = List.of("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+    static final List<String> FLAGS = List.of("--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--disable-background-networking",
             "--disable-component-update", "--disable-sync");
 
     private final Process process;
@@ -49,7 +50,8 @@ final class Chromium implements AutoCloseable {
         Files.createDirectories(profile);
         List<String> cmd = new ArrayList<>(List.of("chromium"));
         cmd.addAll(FLAGS);
-        cmd.addAll(List.of("--user-data-dir=" + profile, "--remote-debugging-port=0", "--window-size=1400,2000", "about:blank"));
+        cmd.addAll(List.of("--user-data-dir=" + profile, "--remote-debugging-port=0", "--window-size=1400,2000",
+                "about:blank"));
         Process p = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile()).start();
         Path active = profile.resolve("DevToolsActivePort");
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -79,7 +81,8 @@ final class Chromium implements AutoCloseable {
         }
         String ws = JSON.readTree(r.body()).get("webSocketDebuggerUrl").asText();
         Tab.Receiver receiver = new Tab.Receiver();
-        Tab t = new Tab(http.newWebSocketBuilder().buildAsync(URI.create(ws), receiver).get(10, TimeUnit.SECONDS), receiver);
+        Tab t = new Tab(http.newWebSocketBuilder().buildAsync(URI.create(ws), receiver)
+                .get(10, TimeUnit.SECONDS), receiver);
         t.awaitLoaded(url);
         return t;
     }

@@ -34,7 +34,8 @@ final class Cmdemux implements AutoCloseable {
             cmd.addAll(List.of("ip", "netns", "exec", netns));
         }
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "io.cmdemux.cli.Main"));
+        cmd.addAll(List.of("-cp", System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=info", "io.cmdemux.cli.Main"));
         cmd.addAll(List.of(args));
         String tag = args[0] + "-" + Integer.toHexString(System.identityHashCode(cmd));
         Path out = dir.resolve(tag + ".out");
@@ -65,11 +66,13 @@ final class Cmdemux implements AutoCloseable {
                 return m.groupCount() > 0 ? m.group(1) : m.group();
             }
             if (!process.isAlive()) {
-                throw new AssertionError("cmdemux " + what + " exited " + process.exitValue() + " before printing /" + regex + "/; stderr:\n" + stderr());
+                throw new AssertionError("cmdemux " + what + " exited " + process.exitValue() + " before printing /"
+                        + regex + "/; stderr:\n" + stderr());
             }
             Thread.sleep(100);
         }
-        throw new AssertionError("cmdemux " + what + " did not print /" + regex + "/ within " + seconds + " s; stderr:\n" + stderr());
+        throw new AssertionError("cmdemux " + what + " did not print /" + regex + "/ within " + seconds
+                + " s; stderr:\n" + stderr());
     }
 
     String stdout() throws IOException {

@@ -48,7 +48,8 @@ class ConsumerBacklogAsRootTest {
                 Thread.sleep(300);
             }
             assertThat(f.metric(BACKLOG)).as("drops for the consumer's backlog after %d REQs", sent).isPositive();
-            assertThat(f.metric("frames_sent_total{kind=\"rej\"}")).as("no REJ for them: the peer is left to retry").isZero();
+            assertThat(f.metric("frames_sent_total{kind=\"rej\"}"))
+                    .as("no REJ for them: the peer is left to retry").isZero();
         } finally {
             sh("kill", "-CONT", Long.toString(pid));
         }
@@ -60,11 +61,13 @@ class ConsumerBacklogAsRootTest {
             Thread.sleep(100);
             delivered = f.metric("decisions_total{outcome=\"deliver\",reason=\"\"}");
         }
-        assertThat(delivered + f.metric(BACKLOG) + f.metric(overrun)).as("every REQ delivered or dropped, and counted").isEqualTo(sent);
+        assertThat(delivered + f.metric(BACKLOG) + f.metric(overrun)).as("every REQ delivered or dropped, and counted")
+                .isEqualTo(sent);
         long deadline = System.currentTimeMillis() + 20_000;
         while (ServeFixture.reqs(stalled).size() < delivered && System.currentTimeMillis() < deadline) {
             Thread.sleep(100);
         }
-        assertThat(ServeFixture.reqs(stalled)).as("what was queued reaches the consumer once it reads again").hasSize((int) delivered);
+        assertThat(ServeFixture.reqs(stalled)).as("what was queued reaches the consumer once it reads again")
+                .hasSize((int) delivered);
     }
 }

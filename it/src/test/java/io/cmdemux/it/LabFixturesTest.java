@@ -21,7 +21,8 @@ class LabFixturesTest {
     static List<Path> scenarios() throws Exception {
         List<Path> out = new ArrayList<>();
         try (Stream<Path> s = Files.list(LAB)) {
-            s.filter(p -> Files.isRegularFile(p.resolve("expected.tsv")) && Files.isRegularFile(p.resolve("cm.pcap"))).sorted().forEach(out::add);
+            s.filter(p -> Files.isRegularFile(p.resolve("expected.tsv")) && Files.isRegularFile(p.resolve("cm.pcap")))
+                    .sorted().forEach(out::add);
         }
         return out;
     }
@@ -39,7 +40,8 @@ class LabFixturesTest {
             if (f.length == 4 && f[1].matches("\\d+")) {
                 requests += Integer.parseInt(f[1]);
                 // agreements plus differences documented in known-differences.tsv with the kernel function responsible
-                assertThat(Integer.parseInt(f[2]) + Integer.parseInt(f[3])).as("requests explained in %s", f[0]).isEqualTo(Integer.parseInt(f[1]));
+                assertThat(Integer.parseInt(f[2]) + Integer.parseInt(f[3])).as("requests explained in %s", f[0])
+                        .isEqualTo(Integer.parseInt(f[1]));
             }
         }
         assertThat(r.exit()).as("lab-check output:%n%s%n%s", r.out(), r.err()).isZero();

@@ -55,7 +55,8 @@ class ServeAsRootTest {
         assertThat(toPod3.get("result").asText()).isEqualTo("rej");
         assertThat(toPod3.get("rejectReason").asInt()).as("a listener exists, but not in pod3: REJ 28").isEqualTo(28);
         assertThat(noPort.get("rejectReason").asInt()).as("nobody listens on 9999 anywhere: REJ 8").isEqualTo(8);
-        assertThat(vethPod.get("result").asText()).as("no GID for a veth pod: the kernel stays silent").isEqualTo("timeout");
+        assertThat(vethPod.get("result").asText()).as("no GID for a veth pod: the kernel stays silent")
+                .isEqualTo("timeout");
         Thread.sleep(300);
         List<JsonNode> got1 = ServeFixture.reqs(pod1);
         List<JsonNode> got2 = ServeFixture.reqs(pod2);
@@ -63,7 +64,8 @@ class ServeAsRootTest {
         assertThat(got2).hasSize(1);
         assertThat(got1.get(0).at("/local/ip").asText()).isEqualTo("10.88.0.11");
         assertThat(got2.get(0).at("/local/ip").asText()).isEqualTo("10.88.0.12");
-        assertThat(Long.toHexString(got1.get(0).get("localCommId").asLong())).isEqualTo(toPod1.get("localCommId").asText().substring(2).replaceFirst("^0+", ""));
+        assertThat(Long.toHexString(got1.get(0).get("localCommId").asLong()))
+                .isEqualTo(toPod1.get("localCommId").asText().substring(2).replaceFirst("^0+", ""));
         assertThat(f.metric("decisions_total{outcome=\"deliver\",reason=\"\"}")).isEqualTo(2);
         assertThat(f.metric("drops_total{reason=\"no-gid\"}")).isGreaterThanOrEqualTo(1);
     }
@@ -107,7 +109,8 @@ class ServeAsRootTest {
         assertThat(f.connect("10.88.0.13:7471", 3000, "--no-wait-rep").get("result").asText()).isEqualTo("mra");
         pod3.close();
         Thread.sleep(300);
-        assertThat(f.connect("10.88.0.13:7471", 3000, "--no-wait-rep").get("rejectReason").asInt()).as("its listener left with it").isEqualTo(28);
+        assertThat(f.connect("10.88.0.13:7471", 3000, "--no-wait-rep").get("rejectReason").asInt())
+                .as("its listener left with it").isEqualTo(28);
         // an address moves from pod1 to pod3: requests follow it, pod1 gets none
         int pod1Before = ServeFixture.reqs(pod1).size();
         Proc pod3again = f.listen(3, "0.0.0.0", 7471);
@@ -133,7 +136,8 @@ class ServeAsRootTest {
         pod3again.close();
         Thread.sleep(500);
         long fdsAfter = fds();
-        assertThat(fdsAfter).as("the daemon's fd count stays flat (before %d)", fdsBefore).isLessThanOrEqualTo(fdsBefore + 4);
+        assertThat(fdsAfter).as("the daemon's fd count stays flat (before %d)", fdsBefore)
+                .isLessThanOrEqualTo(fdsBefore + 4);
     }
 
     private static long fds() throws Exception {

@@ -30,11 +30,12 @@ class ServeConfigAsRootTest {
         Host.sh("groupadd", "--system", group);
         try (ServeFixture f = new ServeFixture("cf")) {
             java.nio.file.Path conf = f.dir.resolve("serve.conf");
-            Files.writeString(conf, "# settings of the control API\ncontrol-socket-group = " + group + "\nabstract-name = " + name
-                    + "\nqueries-from-pods = true\n");
+            Files.writeString(conf, "# settings of the control API\ncontrol-socket-group = " + group
+                    + "\nabstract-name = " + name + "\nqueries-from-pods = true\n");
             f.startServe("--config", conf.toString());
 
-            GroupPrincipal owner = Files.readAttributes(f.socket, java.nio.file.attribute.PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS).group();
+            GroupPrincipal owner = Files.readAttributes(f.socket, java.nio.file.attribute.PosixFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS).group();
             assertThat(owner.getName()).isEqualTo(group);
             assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f.socket))).isEqualTo("rw-rw----");
 
@@ -42,14 +43,17 @@ class ServeConfigAsRootTest {
             JsonNode topology;
             try (NetnsExecutor exec = new NetnsExecutor(1)) {
                 topology = exec.call("/run/netns/" + f.pods[1], () -> {
-                    try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress(name), Duration.ofSeconds(5))) {
+                    try (ControlClient c = ControlClient.connect(ControlClient.abstractAddress(name),
+                            Duration.ofSeconds(5))) {
                         return c.query(QueryKind.TOPOLOGY, null);
                     } catch (RequestRefused e) {
-                        throw new AssertionError("a pod's QUERY topology was refused although queries-from-pods = true: " + e, e);
+                        throw new AssertionError("a pod's QUERY topology was refused although queries-from-pods ="
+                                + " true: " + e, e);
                     }
                 });
             }
-            assertThat(topology.path("namespaces").size()).as("the host, the client and the four pods at least").isGreaterThanOrEqualTo(6);
+            assertThat(topology.path("namespaces").size()).as("the host, the client and the four pods at least")
+                    .isGreaterThanOrEqualTo(6);
         } finally {
             Host.run("groupdel", group);
         }

@@ -73,7 +73,8 @@ final class ServeFixture implements AutoCloseable {
                         + "ip -n " + bridge + " link add br0 type bridge\n"
                         + "ip -n " + bridge + " link set " + p + "ba master br0\n"
                         + "ip -n " + bridge + " link set " + p + "bb master br0\n"
-                        + "ip -n " + bridge + " link set br0 up; ip -n " + bridge + " link set " + p + "ba up; ip -n " + bridge + " link set " + p + "bb up\n"
+                        + "ip -n " + bridge + " link set br0 up; ip -n " + bridge + " link set " + p + "ba up; ip -n "
+                        + bridge + " link set " + p + "bb up\n"
                 : "ip link add " + up + " type veth peer name " + p + "upp\n"
                         + "ip link set " + p + "upp netns " + cli + "\n";
         bash("set -e\n"
@@ -94,7 +95,8 @@ final class ServeFixture implements AutoCloseable {
                 + "ip -n " + p + "pod4 addr add 10.88.0.14/24 dev " + p + "v4p\n"
                 + "ip -n " + p + "pod4 link set " + p + "v4p up\n"
                 + "ip link set " + p + "v4 up\n"
-                + "ip -n " + cli + " neigh replace 10.88.0.14 lladdr $(cat /sys/class/net/" + up + "/address) dev " + p + "upp nud permanent\n");
+                + "ip -n " + cli + " neigh replace 10.88.0.14 lladdr $(cat /sys/class/net/" + up + "/address) dev " + p
+                        + "upp nud permanent\n");
         dir = Files.createTempDirectory("cmdemux-it");
         socket = dir.resolve("cmdemux.sock");
         metricsPort = Binaries.freePort();
@@ -105,14 +107,16 @@ final class ServeFixture implements AutoCloseable {
     }
 
     void startServe(String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("serve", "--rdma-port", "rxe0=" + up, "--control-socket", socket.toString(),
+        List<String> args = new ArrayList<>(List.of("serve", "--rdma-port", "rxe0=" + up, "--control-socket",
+                socket.toString(),
                 "--metrics", "127.0.0.1:" + metricsPort));
         args.addAll(List.of(extra));
         serve = new Proc(Binaries.cmdemux(null, args.toArray(String[]::new)));
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
             if (!serve.process.isAlive()) {
-                throw new AssertionError("serve exited " + serve.process.exitValue() + ": " + String.join("\n", serve.err));
+                throw new AssertionError("serve exited " + serve.process.exitValue() + ": "
+                        + String.join("\n", serve.err));
             }
             if (http("/readyz").statusCode() == 200) {
                 return;
@@ -124,7 +128,8 @@ final class ServeFixture implements AutoCloseable {
 
     HttpResponse<String> http(String path) throws InterruptedException {
         try {
-            return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + path)).build(),
+            return HttpClient.newHttpClient()
+                    .send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + metricsPort + path)).build(),
                     HttpResponse.BodyHandlers.ofString());
         } catch (IOException e) {
             return new FakeResponse(e);
@@ -155,7 +160,8 @@ final class ServeFixture implements AutoCloseable {
 
     /** `cmdemux connect --json` from the client namespace. */
     JsonNode connect(String dst, long timeoutMillis, String... extra) throws Exception {
-        List<String> args = new ArrayList<>(List.of("connect", "--dst", dst, "--timeout", Long.toString(timeoutMillis), "--json"));
+        List<String> args = new ArrayList<>(List.of("connect", "--dst", dst, "--timeout",
+                Long.toString(timeoutMillis), "--json"));
         args.addAll(List.of(extra));
         Proc.Run r = Proc.run(Binaries.cmdemux(cli, args.toArray(String[]::new)), 60_000);
         String last = r.out().isBlank() ? null : r.out().substring(r.out().lastIndexOf('\n') + 1);
@@ -190,14 +196,18 @@ final class ServeFixture implements AutoCloseable {
         }
     }
 
-    /** A REQ from the client (10.88.0.99) to pod {@code dst} (one of 10.88.0.11–13) and {@code port}, with comm ID {@code commId}. */
+    /**
+     * A REQ from the client (10.88.0.99) to pod {@code dst} (one of 10.88.0.11–13) and {@code port},
+     * with comm ID {@code commId}.
+     */
     byte[] req(int commId, String dst, int port) throws Exception {
         HwAddr src = HwAddr.parse(clientLink().get("address").asText());
         HwAddr dmac = HwAddr.parse("02:88:00:00:00:0" + dst.charAt(dst.length() - 1));
         var s = InetAddresses.parse("10.88.0.99");
         var d = InetAddresses.parse(dst);
         var r = RdmaCmRequests.req(commId, 0x0288000000000099L, 0x21, 0x200, PortSpace.TCP, s, 40001, d, port, null);
-        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)), 0xc001, 0xffff, 0, Mad.of(r, commId));
+        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)), 0xc001,
+                0xffff, 0, Mad.of(r, commId));
     }
 
     /** REQ lines a listener printed. */
@@ -235,7 +245,8 @@ final class ServeFixture implements AutoCloseable {
         public int statusCode() { return 0; }
         public HttpRequest request() { return null; }
         public java.util.Optional<HttpResponse<String>> previousResponse() { return java.util.Optional.empty(); }
-        public java.net.http.HttpHeaders headers() { return java.net.http.HttpHeaders.of(java.util.Map.of(), (a, b) -> true); }
+        public java.net.http.HttpHeaders headers() { return java.net.http.HttpHeaders.of(java.util.Map.of(),
+                (a, b) -> true); }
         public String body() { return ""; }
         public java.util.Optional<javax.net.ssl.SSLSession> sslSession() { return java.util.Optional.empty(); }
         public URI uri() { return null; }

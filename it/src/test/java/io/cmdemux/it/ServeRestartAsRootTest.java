@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
-/** The daemon's life cycle: SIGTERM undoes everything within 5 s; a kill -9 leaves a rule that the next start replaces. */
+/**
+ * The daemon's life cycle: SIGTERM undoes everything within 5 s; a kill -9 leaves a rule that the next start replaces.
+ */
 class ServeRestartAsRootTest {
 
     @Test

@@ -49,21 +49,24 @@ class ServeSidrAsRootTest {
     }
 
     private static byte[] sidr(int requestId, PortSpace ps, String dst, int port) throws Exception {
-        HwAddr src = HwAddr.parse(ServeFixture.JSON.readTree(Host.sh("ip", "-n", f.cli, "-j", "link", "show", "dev", f.clientIf())).get(0).get("address").asText());
+        HwAddr src = HwAddr.parse(ServeFixture.JSON.readTree(Host.sh("ip", "-n", f.cli, "-j", "link", "show", "dev",
+                f.clientIf())).get(0).get("address").asText());
         HwAddr dmac = HwAddr.parse("02:88:00:00:00:0" + dst.charAt(dst.length() - 1));
         var s = InetAddresses.parse("10.88.0.99");
         var d = InetAddresses.parse(dst);
-        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)), 0xc001, 0xffff, 0,
-                Mad.of(RdmaCmRequests.sidr(requestId, ps, s, 40001, d, port), requestId));
+        return RoceFrameBuilder.cmFrame(new L2Header(dmac, src, null), L3Header.of(Gid.ofIp(s), Gid.ofIp(d)),
+                0xc001, 0xffff, 0, Mad.of(RdmaCmRequests.sidr(requestId, ps, s, 40001, d, port), requestId));
     }
 
     /** Sends the frames from the client and returns the SIDR REPs that come back within a second, by request ID. */
     private static Map<Integer, CmSidrRep> exchange(List<byte[]> frames) throws Exception {
-        int ifindex = ServeFixture.JSON.readTree(Host.sh("ip", "-n", f.cli, "-j", "link", "show", "dev", f.clientIf())).get(0).get("ifindex").asInt();
+        int ifindex = ServeFixture.JSON.readTree(Host.sh("ip", "-n", f.cli, "-j", "link", "show", "dev", f.clientIf()))
+                .get(0).get("ifindex").asInt();
         Map<Integer, CmSidrRep> got = new TreeMap<>();
         try (NetnsExecutor exec = new NetnsExecutor(1)) {
             exec.call("/run/netns/" + f.cli, () -> {
-                try (PacketSocket s = PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
+                try (PacketSocket s = PacketSocket.open(ifindex,
+                        ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 100)) {
                     for (byte[] fr : frames) {
                         s.send(fr);
                     }
@@ -96,11 +99,15 @@ class ServeSidrAsRootTest {
         frames.add(sidr(0x51d0004, PortSpace.TCP, "10.88.0.12", 7174)); // PS_TCP: pod2's RC listener is no UD listener
         Map<Integer, CmSidrRep> reps = exchange(frames);
         assertThat(reps).containsOnlyKeys(0x51d0001, 0x51d0002, 0x51d0003, 0x51d0004);
-        assertThat(reps.get(0x51d0001).status()).as("rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT)").isEqualTo(2);
+        assertThat(reps.get(0x51d0001).status()).as("rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT)")
+                .isEqualTo(2);
         assertThat(reps.get(0x51d0002).status()).as("no ib_cm listener: IB_SIDR_UNSUPPORTED").isEqualTo(1);
-        assertThat(reps.get(0x51d0003).status()).as("the UDP service ID has pod1's listener, pod2 has no UDP bind list").isEqualTo(2);
-        assertThat(reps.get(0x51d0004).status()).as("cma_ib_check_req_qp_type: a SIDR REQ needs a UD listener").isEqualTo(2);
-        assertThat(ServeFixture.reqs(rejecting)).extracting(j -> j.get("localCommId").asLong()).containsExactly(0x51d0001L);
+        assertThat(reps.get(0x51d0003).status()).as("the UDP service ID has pod1's listener, pod2 has no UDP bind list")
+                .isEqualTo(2);
+        assertThat(reps.get(0x51d0004).status()).as("cma_ib_check_req_qp_type: a SIDR REQ needs a UD listener")
+                .isEqualTo(2);
+        assertThat(ServeFixture.reqs(rejecting)).extracting(j -> j.get("localCommId").asLong())
+                .containsExactly(0x51d0001L);
         assertThat(f.metric("frames_sent_total{kind=\"sidr-rep\"}")).isGreaterThanOrEqualTo(4);
     }
 }

@@ -72,7 +72,8 @@ class SessionsAsRootTest {
     void aFullHandshakeAndDisconnectReachTheConsumerAndThePeerAndTsharkReadsEveryFrame() throws Exception {
         Path pcap = f.dir.resolve("uplink.pcapng");
         Proc capture = new Proc(List.of("tshark", "-i", f.up, "-f", "udp port 4791", "-w", pcap.toString()));
-        assertThat(capture.await(l -> l.contains("Capturing on"), 20_000)).as("tshark started: %s", capture.err).isTrue();
+        assertThat(capture.await(l -> l.contains("Capturing on"), 20_000))
+                .as("tshark started: %s", capture.err).isTrue();
         JsonNode c = f.connect("10.88.0.11:7471", 5000, "--hold", "300");
         Thread.sleep(700);
         capture.close();
@@ -82,15 +83,18 @@ class SessionsAsRootTest {
         long comm = Long.parseLong(c.get("localCommId").asText().substring(2), 16);
         List<JsonNode> reqs = ServeFixture.reqs(acceptor);
         assertThat(reqs).extracting(j -> j.get("localCommId").asLong()).contains(comm);
-        String trace = reqs.stream().filter(j -> j.get("localCommId").asLong() == comm).findFirst().orElseThrow().get("traceId").asText();
+        String trace = reqs.stream().filter(j -> j.get("localCommId").asLong() == comm).findFirst().orElseThrow()
+                .get("traceId").asText();
         assertThat(events(acceptor, "established")).extracting(j -> j.get("traceId").asText()).contains(trace);
         assertThat(events(acceptor, "disconnected")).extracting(j -> j.get("traceId").asText()).contains(trace);
         awaitSessions(0);
 
         // tshark on what crossed the uplink: every CM message, comm IDs tying REQ, MRA, REP, RTU, DREQ, DREP together
         Proc.Run t = Proc.run(List.of("tshark", "-r", pcap.toString(), "-T", "fields", "-E", "separator=/t",
-                "-e", "infiniband.mad.attributeid", "-e", "infiniband.cm.req", "-e", "infiniband.cm.rep", "-e", "infiniband.cm.rep.remotecommid",
-                "-e", "infiniband.cm.rtu.localcommid", "-e", "infiniband.cm.dreq.localcommid", "-e", "infiniband.cm.drsp.remotecommid",
+                "-e", "infiniband.mad.attributeid", "-e", "infiniband.cm.req", "-e", "infiniband.cm.rep", "-e",
+                "infiniband.cm.rep.remotecommid",
+                "-e", "infiniband.cm.rtu.localcommid", "-e", "infiniband.cm.dreq.localcommid", "-e",
+                "infiniband.cm.drsp.remotecommid",
                 "-e", "ip.src", "-e", "ip.dst"), 60_000);
         List<String> attrs = new ArrayList<>();
         String ourId = String.format("0x%08x", comm);
@@ -128,7 +132,8 @@ class SessionsAsRootTest {
         // The bridge between client and uplink loses RTUs (attribute 0x0014, 44 bytes into the UDP payload) for 1.5 s
         nft(f.bridge, "table bridge cmxloss {\n chain loss {\n  type filter hook forward priority 0; policy accept;\n"
                 + "  udp dport 4791 @th,352,16 0x0014 drop\n }\n}\n");
-        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000", "--hold", "3000",
+        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000",
+                "--hold", "3000",
                 "--cm-timeout", "15", "--json"));
         // the loss lasts until the daemon has resent its REP (4.096 µs × 2^15 ≈ 134 ms after each unanswered one)
         long until = System.currentTimeMillis() + 15_000;
@@ -144,10 +149,12 @@ class SessionsAsRootTest {
         assertThat(c.get("result").asText()).isEqualTo("rep");
         assertThat(resent).as("REP retransmissions while RTUs were lost").isGreaterThanOrEqualTo(2);
         long comm = Long.parseLong(c.get("localCommId").asText().substring(2), 16);
-        String trace = ServeFixture.reqs(acceptor).stream().filter(j -> j.get("localCommId").asLong() == comm).findFirst().orElseThrow()
+        String trace = ServeFixture.reqs(acceptor).stream().filter(j -> j.get("localCommId").asLong() == comm)
+                .findFirst().orElseThrow()
                 .get("traceId").asText();
         long deadline = System.currentTimeMillis() + 5000;
-        while (events(acceptor, "established").stream().noneMatch(j -> j.get("traceId").asText().equals(trace)) && System.currentTimeMillis() < deadline) {
+        while (events(acceptor, "established").stream().noneMatch(j -> j.get("traceId").asText().equals(trace))
+                && System.currentTimeMillis() < deadline) {
             Thread.sleep(100);
         }
         assertThat(events(acceptor, "established")).extracting(j -> j.get("traceId").asText()).contains(trace);
@@ -162,7 +169,8 @@ class SessionsAsRootTest {
         nft(f.bridge, "table bridge cmxloss2 {\n chain loss {\n  type filter hook forward priority 0; policy accept;\n"
                 + "  udp dport 4791 @th,352,16 { 0x0011, 0x0013 } drop\n }\n}\n");
         double dups = f.metric("duplicate_requests_total");
-        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000", "--retry", "300",
+        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000",
+                "--retry", "300",
                 "--cm-timeout", "22", "--json"));
         // the loss lasts until the client has retried its REQ at least twice
         long until = System.currentTimeMillis() + 15_000;
@@ -178,7 +186,8 @@ class SessionsAsRootTest {
         long comm = Long.parseLong(c.get("localCommId").asText().substring(2), 16);
         assertThat(ServeFixture.reqs(acceptor).stream().filter(j -> j.get("localCommId").asLong() == comm).count())
                 .as("retried REQs reach the consumer once").isEqualTo(1);
-        assertThat(f.metric("duplicate_requests_total") - dups).as("retried REQs seen as duplicates").isGreaterThanOrEqualTo(2);
+        assertThat(f.metric("duplicate_requests_total") - dups).as("retried REQs seen as duplicates")
+                .isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -186,8 +195,10 @@ class SessionsAsRootTest {
     void aConsumerKilledMidHandshakeLeavesThePeerARejAndNoSession() throws Exception {
         awaitSessionsAtMost(2);
         Proc silent = f.listen(2, "0.0.0.0", 7472); // takes requests, never answers
-        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.12:7472", "--timeout", "20000", "--json"));
-        assertThat(silent.await(l -> l.contains("\"event\":\"req\""), 30_000)).as("the REQ reached the consumer").isTrue();
+        Proc connect = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.12:7472", "--timeout",
+                "20000", "--json"));
+        assertThat(silent.await(l -> l.contains("\"event\":\"req\""), 30_000))
+                .as("the REQ reached the consumer").isTrue();
         silent.process.destroyForcibly(); // kill -9 between REQ and REP
         assertThat(connect.process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         Thread.sleep(100);

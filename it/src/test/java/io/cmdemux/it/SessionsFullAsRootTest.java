@@ -34,7 +34,8 @@ class SessionsFullAsRootTest {
     void aReqBeyondTheLimitIsDroppedSilentlyAndItsRetryIsDeliveredOnceThereIsRoom() throws Exception {
         Proc acceptor = f.listen(1, "0.0.0.0", 7471, "--accept");
         // The first connection holds the only session for 6 s, then disconnects.
-        Proc holder = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "5000", "--hold", "6000", "--json"));
+        Proc holder = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "5000",
+                "--hold", "6000", "--json"));
         long deadline = System.currentTimeMillis() + 10_000;
         while (f.metric("sessions") != 1 && System.currentTimeMillis() < deadline) {
             Thread.sleep(50);
@@ -42,7 +43,8 @@ class SessionsFullAsRootTest {
         assertThat(f.metric("sessions")).as("the first connection's session").isEqualTo(1);
 
         JsonNode refused = f.connect("10.88.0.11:7471", 1200, "--retry", "300");
-        assertThat(refused.get("result").asText()).as("no MRA and no REJ: the peer is left to retry").isEqualTo("timeout");
+        assertThat(refused.get("result").asText()).as("no MRA and no REJ: the peer is left to retry")
+                .isEqualTo("timeout");
         assertThat(refused.get("reqsSent").asInt()).isGreaterThanOrEqualTo(2);
         assertThat(f.metric(FULL)).as("every send of the second REQ was dropped for want of a session")
                 .isEqualTo(refused.get("reqsSent").asDouble());
@@ -51,7 +53,8 @@ class SessionsFullAsRootTest {
         // A third peer keeps retrying while the table is full; once the first connection is over, a
         // retransmission finds room and is delivered.
         double before = f.metric(FULL);
-        Proc waiting = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000", "--retry", "300", "--json"));
+        Proc waiting = new Proc(Binaries.cmdemux(f.cli, "connect", "--dst", "10.88.0.11:7471", "--timeout", "20000",
+                "--retry", "300", "--json"));
         deadline = System.currentTimeMillis() + 10_000;
         while (f.metric(FULL) == before && System.currentTimeMillis() < deadline) {
             Thread.sleep(50);
@@ -64,10 +67,12 @@ class SessionsFullAsRootTest {
         assertThat(first.get("result").asText()).isEqualTo("rep");
         assertThat(first.get("disconnect").asText()).isEqualTo("drep");
         JsonNode retried = ServeFixture.JSON.readTree(waiting.out.get(waiting.out.size() - 1));
-        assertThat(retried.get("result").asText()).as("a retransmission of the third REQ was delivered and accepted").isEqualTo("rep");
+        assertThat(retried.get("result").asText()).as("a retransmission of the third REQ was delivered and accepted")
+                .isEqualTo("rep");
         assertThat(retried.get("reqsSent").asInt()).isGreaterThanOrEqualTo(2);
         long comm = Long.parseLong(retried.get("localCommId").asText().substring(2), 16);
-        assertThat(ServeFixture.reqs(acceptor)).extracting(j -> j.get("localCommId").asLong()).hasSize(2).contains(comm);
+        assertThat(ServeFixture.reqs(acceptor)).extracting(j -> j.get("localCommId").asLong()).hasSize(2)
+                .contains(comm);
         holder.close();
         waiting.close();
     }

@@ -71,20 +71,25 @@ class StatusPageInBrowserAsRootTest {
                     + "add_pod 9 '" + odd + "' 19\n");
 
             Path sock = tmp.resolve("cmdemux.sock");
-            try (Cmdemux serve = Cmdemux.start(tmp, null, "serve", "--rdma-port", "rxe0=" + up, "--control-socket", sock.toString(),
-                    "--metrics", "127.0.0.1:0")) {
+            try (Cmdemux serve = Cmdemux.start(tmp, null, "serve", "--rdma-port", "rxe0=" + up, "--control-socket",
+                    sock.toString(), "--metrics", "127.0.0.1:0")) {
                 String base = serve.awaitStderr("status page on (http://127\\.0\\.0\\.1:\\d+)/", 60);
                 try (Cmdemux l1 = Cmdemux.start(tmp, pod1, "listen", "--ip", "0.0.0.0", "--port", "7471");
                         Cmdemux l9 = Cmdemux.start(tmp, odd, "listen", "--ip", "0.0.0.0", "--port", "7471")) {
                     l1.awaitStderr("listening", 60);
                     l9.awaitStderr("listening", 60);
-                    // deliver to pod1; REJ 28 (pod2 has no listener); REJ 8 (nobody listens on 9999); deliver to the odd pod
-                    String[][] requests = {{"10.69.0.11:7471", "mra"}, {"10.69.0.12:7471", "rej"}, {"10.69.0.11:9999", "rej"}, {"10.69.0.19:7471", "mra"}};
+                    // deliver to pod1; REJ 28 (pod2 has no listener); REJ 8 (nobody listens on
+                    // 9999); deliver to the odd pod
+                    String[][] requests = {{"10.69.0.11:7471", "mra"}, {"10.69.0.12:7471", "rej"},
+                            {"10.69.0.11:9999", "rej"}, {"10.69.0.19:7471", "mra"}};
                     try {
                         for (String[] r : requests) {
-                            // generous: the first request meets a cold daemon on a shared machine; retransmissions are answered once
-                            Cmdemux.Run c = Cmdemux.run(tmp, cli, "connect", "--dst", r[0], "--timeout", "15000", "--json");
-                            assertThat(JSON.readTree(c.out().strip()).get("result").asText()).as("connect %s: %s", r[0], c.err()).isEqualTo(r[1]);
+                            // generous: the first request meets a cold daemon on a shared machine;
+                            // retransmissions are answered once
+                            Cmdemux.Run c = Cmdemux.run(tmp, cli, "connect", "--dst", r[0], "--timeout",
+                                    "15000", "--json");
+                            assertThat(JSON.readTree(c.out().strip()).get("result").asText())
+                                    .as("connect %s: %s", r[0], c.err()).isEqualTo(r[1]);
                         }
                         browse(base, pod1, pod2, odd);
                     } catch (AssertionError e) {
@@ -98,12 +103,16 @@ class StatusPageInBrowserAsRootTest {
     private void browse(String base, String pod1, String pod2, String odd) throws Exception {
         try (Chromium chromium = Chromium.start(tmp.resolve("profile"), tmp.resolve("chromium.log"));
                 Chromium.Tab tab = chromium.open(base + "/")) {
-            JsonNode rows = tab.evalSteady("JSON.stringify(Array.from(document.querySelectorAll('#decisions-table tbody tr')).map(tr => ({"
-                    + "seq: tr.dataset.seq, outcome: tr.querySelector('.outcome').textContent, ns: tr.querySelector('.namespace').textContent,"
-                    + "reason: tr.querySelector('.reason').textContent, trace: tr.querySelector('a.trace').getAttribute('href')})))");
+            JsonNode rows = tab.evalSteady("JSON.stringify(Array.from(document.querySelectorAll("
+                    + "'#decisions-table tbody tr')).map(tr => ({"
+                    + "seq: tr.dataset.seq, outcome: tr.querySelector('.outcome').textContent,"
+                    + " ns: tr.querySelector('.namespace').textContent,"
+                    + "reason: tr.querySelector('.reason').textContent,"
+                    + " trace: tr.querySelector('a.trace').getAttribute('href')})))");
             List<JsonNode> decisions = new ArrayList<>();
             JSON.readTree(rows.asText()).forEach(decisions::add);
-            assertThat(decisions).as("one row per request, newest first").extracting(r -> r.get("seq").asText()).containsExactly("4", "3", "2", "1");
+            assertThat(decisions).as("one row per request, newest first").extracting(r -> r.get("seq").asText())
+                    .containsExactly("4", "3", "2", "1");
             JsonNode first = decisions.get(3);
             assertThat(first.get("outcome").asText()).isEqualTo("deliver");
             assertThat(first.get("ns").asText()).isEqualTo(pod1 + " (" + inode(pod1) + ")");
@@ -112,17 +121,21 @@ class StatusPageInBrowserAsRootTest {
             assertThat(decisions.get(2).get("reason").asText()).startsWith("REJ 28");
             assertThat(decisions.get(1).get("reason").asText()).startsWith("REJ 8");
             assertThat(decisions.get(0).get("outcome").asText()).isEqualTo("deliver");
-            assertThat(decisions.get(0).get("ns").asText()).as("the odd name, as text").isEqualTo(odd + " (" + inode(odd) + ")");
+            assertThat(decisions.get(0).get("ns").asText()).as("the odd name, as text")
+                    .isEqualTo(odd + " (" + inode(odd) + ")");
 
             String pod1Net1 = "link_" + inode(pod1) + "_" + ifindex(pod1, "net1");
             JsonNode svg = tab.evalSteady("JSON.stringify({svg: !!document.querySelector('#topology svg'),"
                     + " nodes: document.querySelectorAll('#topology svg g.node').length,"
-                    + " ids: ['ns_" + inode(pod1) + "', 'ns_" + inode(pod2) + "', 'ns_" + inode(odd) + "', '" + pod1Net1 + "', 'port_rxe0_1']"
+                    + " ids: ['ns_" + inode(pod1) + "', 'ns_" + inode(pod2) + "', 'ns_" + inode(odd) + "', '" + pod1Net1
+                    + "', 'port_rxe0_1']"
                     + "   .filter(id => document.getElementById(id) && document.getElementById(id).closest('svg')),"
-                    + " oddText: Array.from(document.querySelectorAll('#topology svg text')).map(t => t.textContent).filter(t => t.startsWith('netns ')),"
+                    + " oddText: Array.from(document.querySelectorAll('#topology svg text')).map(t => t.textContent)"
+                    + ".filter(t => t.startsWith('netns ')),"
                     + " injected: document.querySelectorAll('i, script').length + document.querySelectorAll('b').length"
                     + "   - document.querySelectorAll('p.meta b').length,"
-                    + " consumers: Array.from(document.querySelectorAll('#consumers-table tbody tr')).map(tr => Array.from(tr.cells).map(c => c.textContent)),"
+                    + " consumers: Array.from(document.querySelectorAll('#consumers-table tbody tr'))"
+                    + ".map(tr => Array.from(tr.cells).map(c => c.textContent)),"
                     + " counters: document.querySelectorAll('#counters-table tbody tr').length})");
             JsonNode s = JSON.readTree(svg.asText());
             assertThat(s.get("svg").asBoolean()).as("an <svg> in the DOM").isTrue();
@@ -138,8 +151,10 @@ class StatusPageInBrowserAsRootTest {
                 r.forEach(c -> cells.add(c.asText()));
                 consumers.add(cells);
             });
-            assertThat(consumers).anySatisfy(r -> assertThat(r.subList(0, 4)).containsExactly(odd, Long.toString(inode(odd)), "1", "1"));
-            assertThat(consumers).anySatisfy(r -> assertThat(r.subList(0, 4)).containsExactly(pod1, Long.toString(inode(pod1)), "1", "1"));
+            assertThat(consumers).anySatisfy(r -> assertThat(r.subList(0, 4))
+                    .containsExactly(odd, Long.toString(inode(odd)), "1", "1"));
+            assertThat(consumers).anySatisfy(r -> assertThat(r.subList(0, 4))
+                    .containsExactly(pod1, Long.toString(inode(pod1)), "1", "1"));
             assertThat(s.get("counters").asInt()).isGreaterThan(3);
             tab.screenshot(ARTIFACTS.resolve("status-page.png"));
 

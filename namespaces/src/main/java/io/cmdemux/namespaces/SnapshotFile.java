@@ -93,7 +93,14 @@ public final class SnapshotFile {
         if (!Files.isRegularFile(file)) {
             throw new IOException(file + ": no such snapshot file or directory");
         }
-        FileSystem zfs = FileSystems.newFileSystem(file, (ClassLoader) null);
+        FileSystem zfs;
+        try {
+            zfs = FileSystems.newFileSystem(file, (ClassLoader) null);
+        } catch (RuntimeException | java.util.zip.ZipError e) {
+            // The JDK's zip file system reads a hostile central directory with unchecked exceptions
+            // (an ArrayIndexOutOfBoundsException, the fuzz campaign of 2026-12-02 found): not a zip.
+            throw new IOException(file + ": not a readable zip (" + e + ")", e);
+        }
         try {
             return read(file, zfs.getPath("/"));
         } catch (IOException | MalformedException | RuntimeException e) {

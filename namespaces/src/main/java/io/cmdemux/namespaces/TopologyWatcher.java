@@ -58,6 +58,7 @@ public final class TopologyWatcher implements AutoCloseable {
     private NetnsId host;
     private long generation;
 
+    private final int notificationBuffer;
     private volatile TopologySnapshot current;
     private volatile boolean running;
     private volatile boolean rescanRequested;
@@ -74,9 +75,23 @@ public final class TopologyWatcher implements AutoCloseable {
     private final AtomicLong unreadable = new AtomicLong();
     private volatile long lastLatencyNanos;
 
+    /**
+     * The notification socket's receive buffer: large, so that a burst of changes does not overflow into
+     * ENOBUFS (after which every namespace is read again), within net.core.rmem_max.
+     */
+    public static final int NOTIFICATION_BUFFER = 8 << 20;
+
+    private static final int ENOBUFS = 105;
+
     public TopologyWatcher(NetnsDiscovery discovery, NetnsExecutor executor) {
+        this(discovery, executor, NOTIFICATION_BUFFER);
+    }
+
+    /** @param notificationBuffer the notification socket's SO_RCVBUF; tests make it tiny to force ENOBUFS */
+    public TopologyWatcher(NetnsDiscovery discovery, NetnsExecutor executor, int notificationBuffer) {
         this.discovery = discovery;
         this.executor = executor;
+        this.notificationBuffer = notificationBuffer;
     }
 
     /**
@@ -85,7 +100,7 @@ public final class TopologyWatcher implements AutoCloseable {
      */
     public void start() throws IOException {
         events = NetlinkSocket.open(NetlinkSocket.NETLINK_ROUTE, 0);
-        events.receiveBuffer(8 << 20);
+        events.receiveBuffer(notificationBuffer);
         for (int g : GROUPS) {
             events.addMembership(g);
         }
@@ -219,9 +234,9 @@ public final class TopologyWatcher implements AutoCloseable {
                 if (!running) {
                     return;
                 }
-                if (e.errno() == 105) { // ENOBUFS: notifications were lost, only a full read is trustworthy
+                if (e.errno() == ENOBUFS) { // notifications were lost, only a full read is trustworthy
                     log.warn("netlink notifications overflowed; re-reading every namespace");
-                    tryResync();
+                    resyncUntilItHolds();
                 } else {
                     log.warn("netlink notification socket: {}", e.getMessage());
                     sleepQuietly(100);
@@ -507,6 +522,9 @@ public final class TopologyWatcher implements AutoCloseable {
         }
         synchronized (lock) {
             List<NlMessage> replay = pending.remove(d.id());
+            if (replay == null) {
+                return; // a resync on the event thread read everything meanwhile and forgot this read
+            }
             NamespaceBuilder b = fromDump(dump, new ArrayList<>());
             boolean nsidsChanged = false;
             for (NlMessage m : replay) {
@@ -535,12 +553,41 @@ public final class TopologyWatcher implements AutoCloseable {
         }
     }
 
-    private void tryResync() {
-        try {
-            resync();
-        } catch (IOException e) {
-            log.warn("re-reading the topology failed: {}", e.getMessage());
-            sleepQuietly(500);
+    /**
+     * After ENOBUFS. The kernel drops the newest notification when the queue is full, so what is
+     * still queued is older than the loss and older than the dump about to be taken: replayed on top
+     * of the dump, an RTM_NEWADDR whose RTM_DELADDR was the one dropped would bring a deleted address
+     * back. So the queue is discarded before every attempt; what arrives after that is newer than the
+     * start of the dump and, applied in order, converges on the kernel's state. A dump that churn
+     * keeps interrupting fails; the old state must not stand, so it is tried again, backing off, for
+     * as long as the watcher runs.
+     */
+    private void resyncUntilItHolds() {
+        long backoff = 50;
+        while (running) {
+            try {
+                discardQueued();
+                resync();
+                return;
+            } catch (IOException e) {
+                log.warn("re-reading the topology failed, again in {} ms: {}", backoff, e.getMessage());
+                sleepQuietly(backoff);
+                backoff = Math.min(backoff * 2, 2000);
+            }
+        }
+    }
+
+    private void discardQueued() throws IOException {
+        while (true) {
+            try {
+                if (events.poll() == null) {
+                    return;
+                }
+            } catch (NativeException e) {
+                if (e.errno() != ENOBUFS) {
+                    throw e;
+                }
+            }
         }
     }
 

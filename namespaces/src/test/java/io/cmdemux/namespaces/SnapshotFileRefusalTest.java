@@ -61,4 +61,16 @@ class SnapshotFileRefusalTest {
             }).toList();
         }
     }
+    @Test
+    void aZipWhoseCentralDirectoryBreaksTheJdksReaderIsRefusedWithAnIoException(@TempDir Path dir) throws Exception {
+        // the reproducer of the 2026-12-02 campaign: the JDK's zip file system threw
+        // ArrayIndexOutOfBoundsException ("arraycopy: length -1 is negative") on it
+        Path zip = dir.resolve("hostile.zip");
+        try (var in = getClass().getResourceAsStream("SnapshotZipJazzerTestInputs/anyZipReadsAsASnapshotOrIsRefused/"
+                + "crash-ed5e1d48d8dc9f5dfcfb23442b8c481edc26d6f7")) {
+            Files.write(zip, in.readAllBytes());
+        }
+        assertThatThrownBy(() -> SnapshotFile.read(zip)).isInstanceOf(IOException.class)
+                .hasMessageContaining("not a readable zip");
+    }
 }

@@ -15,6 +15,7 @@ public final class RtnlClient implements AutoCloseable {
 
     private final NetlinkSocket socket;
     private int seq = (int) (System.nanoTime() & 0x3fffffff);
+    private long interruptedDumps;
 
     public RtnlClient(NetlinkSocket socket) {
         this.socket = socket;
@@ -30,6 +31,11 @@ public final class RtnlClient implements AutoCloseable {
             throw e;
         }
         return new RtnlClient(s);
+    }
+
+    /** Dumps that came back with NLM_F_DUMP_INTR and were taken again, since this client was opened. */
+    public long interruptedDumps() {
+        return interruptedDumps;
     }
 
     public List<NlMessage> dumpLinks() throws IOException {
@@ -101,6 +107,7 @@ public final class RtnlClient implements AutoCloseable {
                 return out;
             }
             // NLM_F_DUMP_INTR: the table changed while the kernel walked it; only a fresh dump is consistent.
+            interruptedDumps++;
             if (attempt == MAX_DUMP_ATTEMPTS) {
                 throw new IOException(what + " dump interrupted " + attempt + " times in a row by concurrent changes");
             }

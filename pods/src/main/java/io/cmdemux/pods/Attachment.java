@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param pkey the IPoIB child's P_Key on IB, -1 on RoCE
  * @param pkeyIndex its index in the port's P_Key table, -1 on RoCE
  */
-public record Attachment(String ifname, int ifindex, String device, int port, String linkLayer, List<GidAssignment> gids, int pkey, int pkeyIndex) {
+public record Attachment(String ifname, int ifindex, String device, int port, String linkLayer,
+        List<GidAssignment> gids, int pkey, int pkeyIndex) {
     public static final String ETHERNET = "ethernet";
     public static final String INFINIBAND = "infiniband";
 

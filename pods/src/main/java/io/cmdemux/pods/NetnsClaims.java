@@ -51,7 +51,8 @@ public final class NetnsClaims {
             throw new Refused("cannot stat " + path + ": " + e.getMessage(), false, false);
         }
         if (id.dev() != host.dev()) {
-            throw new Refused(path + " is not a network namespace file (st_dev " + id.dev() + ", nsfs is " + host.dev() + ")", false, false);
+            throw new Refused(path + " is not a network namespace file (st_dev " + id.dev() + ", nsfs is " + host.dev()
+                    + ")", false, false);
         }
         if (id.equals(host)) {
             throw new Refused(path + " is the host's own network namespace, not a pod's", false, false);
@@ -63,7 +64,8 @@ public final class NetnsClaims {
     public static NetnsId check(String path, long claimedInode, NetnsId host) throws Refused {
         NetnsId id = resolve(path, host);
         if (id.inode() != claimedInode) {
-            throw new Refused(path + " is namespace " + id.inode() + " now, not " + claimedInode + " as claimed", false, true);
+            throw new Refused(path + " is namespace " + id.inode() + " now, not " + claimedInode
+                    + " as claimed", false, true);
         }
         return id;
     }

@@ -10,7 +10,8 @@ public record PodDirectory(List<PodRegistration> registrations) {
 
     public PodDirectory {
         List<PodRegistration> sorted = new ArrayList<>(registrations);
-        sorted.sort(Comparator.comparing((PodRegistration r) -> r.pod().display()).thenComparing(r -> r.key().toString()));
+        sorted.sort(Comparator.comparing((PodRegistration r) -> r.pod().display())
+                .thenComparing(r -> r.key().toString()));
         registrations = List.copyOf(sorted);
     }
 

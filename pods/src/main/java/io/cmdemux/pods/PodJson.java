@@ -100,7 +100,8 @@ public final class PodJson {
             throw new IllegalArgumentException("\"netns.inode\" must be a positive number");
         }
         JsonNode p = o.path("pod");
-        PodRef pod = p.isObject() ? new PodRef(text(p, "namespace", false), text(p, "name", false), text(p, "uid", false)) : PodRef.NONE;
+        PodRef pod = p.isObject() ? new PodRef(text(p, "namespace", false), text(p, "name", false),
+                text(p, "uid", false)) : PodRef.NONE;
         GidType type = o.has("gidType") ? GidType.parse(text(o, "gidType", true), true) : GidType.ROCE_V2;
         List<Attachment> attachments = new ArrayList<>();
         JsonNode as = o.path("attachments");
@@ -147,8 +148,8 @@ public final class PodJson {
         if (!layer.equals(Attachment.ETHERNET) && !layer.equals(Attachment.INFINIBAND)) {
             throw new IllegalArgumentException("\"linkLayer\" must be ethernet or infiniband");
         }
-        return new Attachment(text(a, "ifname", true), number(a, "ifindex", 0, Integer.MAX_VALUE), text(a, "device", true),
-                number(a, "port", 1, 255), layer, gids, pkey, pkeyIndex);
+        return new Attachment(text(a, "ifname", true), number(a, "ifindex", 0, Integer.MAX_VALUE),
+                text(a, "device", true), number(a, "port", 1, 255), layer, gids, pkey, pkeyIndex);
     }
 
     private static String text(JsonNode o, String field, boolean required) {

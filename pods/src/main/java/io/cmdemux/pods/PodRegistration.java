@@ -11,7 +11,8 @@ import java.util.Objects;
  * @param netnsInode the nsfs inode behind that path when the registration was checked
  * @param gidType the GID type the network asked for (rdma.gidType)
  */
-public record PodRegistration(PodKey key, String netnsPath, long netnsInode, PodRef pod, GidType gidType, List<Attachment> attachments) {
+public record PodRegistration(PodKey key, String netnsPath, long netnsInode, PodRef pod, GidType gidType,
+        List<Attachment> attachments) {
     public PodRegistration {
         Objects.requireNonNull(key, "key");
         Objects.requireNonNull(netnsPath, "netnsPath");

@@ -63,8 +63,10 @@ public final class PodRegistry {
 
     /** @return whether it was known */
     public boolean remove(PodKey key) throws IOException {
-        boolean had = live.remove(key) != null;
-        return store.delete(key) || had;
+        // the file first: when it cannot go, the registration stays in both places and DEL fails,
+        // rather than coming back from the file at the next start
+        boolean hadFile = store.delete(key);
+        return live.remove(key) != null || hadFile;
     }
 
     /** CNI GC: drops this network's registrations that are not among {@code valid}. */

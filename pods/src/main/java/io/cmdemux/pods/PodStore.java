@@ -3,19 +3,22 @@ package io.cmdemux.pods;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Registrations as files, one JSON file per (network, container, ifname), in a root-only
@@ -26,6 +29,7 @@ import java.util.List;
 public final class PodStore {
     /** Next to the control socket: /run/cmdemux/cmdemux.sock → /run/cmdemux/pods. */
     public static final String DIR_NAME = "pods";
+    private static final AtomicLong TMP_SEQ = new AtomicLong();
     private static final ObjectMapper JSON = new ObjectMapper();
     /** A state file is a few hundred bytes; refuse to read anything absurd. */
     private static final long MAX_FILE = 64 * 1024;
@@ -91,17 +95,38 @@ public final class PodStore {
         Files.createDirectories(dir);
         Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         Path target = dir.resolve(fileName(r.key()));
-        Path tmp = Files.createTempFile(dir, ".pod", ".tmp");
+        // Not Files.createTempFile: its SecureRandom cost the first ADD after a start tens of ms (issue 22).
+        // The pid keeps the daemon's and a fallback plugin's names apart; CREATE_NEW, a stale one.
+        Path tmp = dir.resolve(".pod-" + ProcessHandle.current().pid() + "-" + TMP_SEQ.incrementAndGet() + ".tmp");
         try {
-            Files.write(tmp, JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r)).getBytes(StandardCharsets.UTF_8));
-            try {
-                Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            } catch (AtomicMoveNotSupportedException e) {
-                Files.move(tmp, target, StandardCopyOption.REPLACE_EXISTING);
+            byte[] json = bytes(r);
+            try (FileChannel c = FileChannel.open(tmp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.wrap(json);
+                while (b.hasRemaining()) {
+                    c.write(b);
+                }
+                // on disk before the rename, so that a crash leaves the old file or the whole new one
+                c.force(true);
             }
+            // a rename inside one directory is atomic on every POSIX file system
+            Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } finally {
             Files.deleteIfExists(tmp);
         }
+    }
+
+    /**
+     * Makes a registration's file name and contents without writing them: the daemon's warm-up, so that
+     * the first ADD does not pay for the message digest's and Jackson's first use.
+     */
+    public static void warmUp(PodRegistration r) throws IOException {
+        fileName(r.key());
+        bytes(r);
+    }
+
+    private static byte[] bytes(PodRegistration r) throws IOException {
+        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
+                .getBytes(StandardCharsets.UTF_8);
     }
 
     /** @return whether a file was there */
@@ -116,7 +141,8 @@ public final class PodStore {
     static String fileName(PodKey key) {
         try {
             MessageDigest d = MessageDigest.getInstance("SHA-256");
-            byte[] h = d.digest((key.network() + "\0" + key.containerId() + "\0" + key.ifname()).getBytes(StandardCharsets.UTF_8));
+            String identity = key.network() + "\0" + key.containerId() + "\0" + key.ifname();
+            byte[] h = d.digest(identity.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(h, 0, 16) + ".json";
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is missing from this JVM", e);

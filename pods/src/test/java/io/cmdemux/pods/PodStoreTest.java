@@ -20,10 +20,11 @@ class PodStoreTest {
     Path dir;
 
     static PodRegistration reg(String network, String id) {
-        GidAssignment g = new GidAssignment(InetAddresses.parse("10.77.0.2"), 3, Gid.parse("::ffff:10.77.0.2"), GidType.ROCE_V2);
+        GidAssignment g = new GidAssignment(InetAddresses.parse("10.77.0.2"), 3, Gid.parse("::ffff:10.77.0.2"),
+                GidType.ROCE_V2);
         Attachment a = new Attachment("net1", 2, "soft0", 1, Attachment.ETHERNET, List.of(g), -1, -1);
-        return new PodRegistration(new PodKey(network, id, "net1"), "/run/netns/p1", 4026532460L, new PodRef("default", "rdma-0", null),
-                GidType.ROCE_V2, List.of(a));
+        return new PodRegistration(new PodKey(network, id, "net1"), "/run/netns/p1", 4026532460L,
+                new PodRef("default", "rdma-0", null), GidType.ROCE_V2, List.of(a));
     }
 
     @Test
@@ -37,7 +38,8 @@ class PodStoreTest {
         assertThat(store.delete(r.key())).isTrue();
         assertThat(store.delete(r.key())).isFalse();
         assertThat(store.readAll().registrations()).containsExactly(reg("a/b\0c", "c2"));
-        assertThat(Files.getPosixFilePermissions(store.dir())).extracting(Object::toString).containsExactlyInAnyOrder("OWNER_READ", "OWNER_WRITE", "OWNER_EXECUTE");
+        assertThat(Files.getPosixFilePermissions(store.dir())).extracting(Object::toString)
+                .containsExactlyInAnyOrder("OWNER_READ", "OWNER_WRITE", "OWNER_EXECUTE");
     }
 
     @Test
@@ -45,7 +47,8 @@ class PodStoreTest {
         PodStore store = new PodStore(dir);
         Files.writeString(dir.resolve("x.json"), "{\"network\":\"n\"}");
         PodRegistration r = reg("n", "c1");
-        Files.writeString(dir.resolve("00000000000000000000000000000000.json"), new ObjectMapper().writeValueAsString(PodJson.json(r)));
+        Files.writeString(dir.resolve("00000000000000000000000000000000.json"),
+                new ObjectMapper().writeValueAsString(PodJson.json(r)));
 
         PodStore.Loaded l = store.readAll();
 
@@ -57,11 +60,14 @@ class PodStoreTest {
     @Test
     void theJsonFormIsCheckedFieldByField() {
         ObjectMapper m = new ObjectMapper();
-        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"c\",\"ifname\":\"i\",\"netns\":{\"path\":\"rel\",\"inode\":1}}")))
+        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"c\","
+                + "\"ifname\":\"i\",\"netns\":{\"path\":\"rel\",\"inode\":1}}")))
                 .hasMessageContaining("absolute");
-        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"c\",\"ifname\":\"i\",\"netns\":{\"path\":\"/p\",\"inode\":-1}}")))
+        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"c\","
+                + "\"ifname\":\"i\",\"netns\":{\"path\":\"/p\",\"inode\":-1}}")))
                 .hasMessageContaining("inode");
-        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"\",\"ifname\":\"i\",\"netns\":{\"path\":\"/p\",\"inode\":1}}")))
+        assertThatThrownBy(() -> PodJson.registration(m.readTree("{\"network\":\"n\",\"containerId\":\"\","
+                + "\"ifname\":\"i\",\"netns\":{\"path\":\"/p\",\"inode\":1}}")))
                 .hasMessageContaining("containerId");
     }
 
@@ -70,7 +76,8 @@ class PodStoreTest {
         NetnsId host = NetnsDiscovery.idOf(Path.of("/proc/self/ns/net"));
         assertThatThrownBy(() -> NetnsClaims.resolve("/proc/self/ns/net", host)).hasMessageContaining("host's own");
         Path plain = Files.writeString(dir.resolve("not-a-netns"), "");
-        assertThatThrownBy(() -> NetnsClaims.resolve(plain.toString(), host)).hasMessageContaining("not a network namespace file");
+        assertThatThrownBy(() -> NetnsClaims.resolve(plain.toString(), host))
+                .hasMessageContaining("not a network namespace file");
         assertThatThrownBy(() -> NetnsClaims.resolve(dir.resolve("gone").toString(), host))
                 .isInstanceOfSatisfying(NetnsClaims.Refused.class, e -> assertThat(e.gone()).isTrue());
         assertThatThrownBy(() -> NetnsClaims.resolve("relative/path", host)).hasMessageContaining("absolute");

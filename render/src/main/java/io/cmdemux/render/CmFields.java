@@ -43,14 +43,16 @@ final class CmFields {
             if (v instanceof CmPath p) {
                 String prefix = name.substring(0, name.length() - "Path".length());
                 for (RecordComponent pc : CmPath.class.getRecordComponents()) {
-                    put(o, prefix + Character.toUpperCase(pc.getName().charAt(0)) + pc.getName().substring(1), value(p, pc), pc.getName());
+                    put(o, prefix + Character.toUpperCase(pc.getName().charAt(0)) + pc.getName().substring(1),
+                            value(p, pc), pc.getName());
                 }
                 continue;
             }
             put(o, name, v, name);
             if (name.equals("serviceId")) {
                 ServiceId sid = new ServiceId((Long) v);
-                o.put("portSpace", sid.portSpace() == null ? String.format("0x%04x", sid.portSpaceCode()) : sid.portSpace().name());
+                o.put("portSpace", sid.portSpace() == null ? String.format("0x%04x", sid.portSpaceCode())
+                        : sid.portSpace().name());
                 o.put("port", sid.port());
             }
             if (m instanceof CmRej rej && name.equals("reason")) {
@@ -105,13 +107,15 @@ final class CmFields {
         } else if (a instanceof CmAddressing.NativeIb ib) {
             k.put("reading", "af_ib");
             k.put("errno", "EAFNOSUPPORT");
-            k.put("why", ib.why() + ": cma_ib_id_from_event takes the request as AF_IB, with no net device, in the host's namespace");
+            k.put("why", ib.why() + ": cma_ib_id_from_event takes the request as AF_IB, with no net device,"
+                    + " in the host's namespace");
             o.put("family", "AF_IB");
             o.put("why", ib.why());
         } else if (a instanceof CmAddressing.BadCmaVersion bad) {
             k.put("reading", "refused");
             k.put("errno", "EINVAL");
-            k.put("why", "cma_version " + bad.cmaVersion() + " is not 0: cma_save_ip_info fails, the listener's handler with it, and ib_cm sends REJ 28");
+            k.put("why", "cma_version " + bad.cmaVersion() + " is not 0: cma_save_ip_info fails,"
+                    + " the listener's handler with it, and ib_cm sends REJ 28");
             o.put("error", "cma_version " + bad.cmaVersion() + " is not 0: the kernel refuses the request (EINVAL)");
         }
         return o;

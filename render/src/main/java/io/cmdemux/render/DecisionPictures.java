@@ -15,7 +15,8 @@ public final class DecisionPictures {
     private DecisionPictures() {}
 
     /** @param other the other mode's decision for the same request, or null */
-    public static Graph graph(TopologySnapshot topo, RdmaTopology rdma, PacketMeta meta, Decision decision, Decision other) {
+    public static Graph graph(TopologySnapshot topo, RdmaTopology rdma, PacketMeta meta, Decision decision,
+            Decision other) {
         List<String> caption = new ArrayList<>();
         caption.add(decision.mode().cliName() + " mode: " + DecisionView.summary(topo, decision));
         String hint = null;
@@ -24,7 +25,8 @@ public final class DecisionPictures {
             hint = DecisionView.disagreementHint(topo, decision, other);
             caption.add(hint == null ? "the modes agree" : "the modes DISAGREE: " + hint);
         }
-        return DecisionOverlay.draw(topo, rdma, new DecisionOverlay.Scene(decision, other, requestLines(meta), caption, hint));
+        return DecisionOverlay.draw(topo, rdma, new DecisionOverlay.Scene(decision, other, requestLines(meta),
+                caption, hint));
     }
 
     static List<String> requestLines(PacketMeta meta) {
@@ -33,7 +35,8 @@ public final class DecisionPictures {
         if (meta.afIb()) {
             lines.add("AF_IB, service ID 0x" + Long.toHexString(meta.serviceId()));
         } else {
-            lines.add(InetAddresses.toText(meta.srcIp()) + ":" + meta.srcPort() + " → " + InetAddresses.toText(meta.dstIp()) + ":" + meta.port()
+            lines.add(InetAddresses.toText(meta.srcIp()) + ":" + meta.srcPort() + " → "
+                    + InetAddresses.toText(meta.dstIp()) + ":" + meta.port()
                     + meta.portSpace().map(p -> "/" + p.cliName()).orElse(""));
         }
         lines.add("on " + meta.key().device() + "/" + meta.key().port() + String.format(", P_Key 0x%04x", meta.pkey())

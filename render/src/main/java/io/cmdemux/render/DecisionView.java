@@ -120,7 +120,8 @@ public final class DecisionView {
     public static String summary(TopologySnapshot topo, Decision d) {
         switch (d.outcome()) {
             case DELIVER:
-                return "DELIVER to " + nsName(topo, d) + " via " + linkName(topo, d) + ", listener " + listenerText(d.listener());
+                return "DELIVER to " + nsName(topo, d) + " via " + linkName(topo, d) + ", listener "
+                        + listenerText(d.listener());
             case REJECT:
                 boolean sidr = d.trace().stream().anyMatch(t -> t.step().equals("sidr-rep"));
                 String why = sidr ? (d.rejectReason() == 1 ? " (SIDR_REP unsupported)" : " (SIDR_REP reject)")
@@ -137,17 +138,19 @@ public final class DecisionView {
             return null;
         }
         if (kernel.netns() != null && netstack.netns() != null && !kernel.netns().equals(netstack.netns())) {
-            return "the GID table sends this request to " + nsName(topo, kernel) + " but the frame itself is addressed to "
-                    + nsName(topo, netstack) + ": the same IP is probably configured in both (the lowest GID index wins silently), "
+            return "the GID table sends this request to " + nsName(topo, kernel)
+                    + " but the frame itself is addressed to " + nsName(topo, netstack)
+                    + ": the same IP is probably configured in both (the lowest GID index wins silently), "
                     + "or a GID entry is stale";
         }
         if (kernel.outcome() == Decision.Outcome.DROP && netstack.outcome() != Decision.Outcome.DROP) {
-            return "the netstack would accept this frame but no GID entry matches it: the interface is not an upper of the RDMA port "
-                    + "(veth/bridge get no GIDs) or the VLAN/GID type differs";
+            return "the netstack would accept this frame but no GID entry matches it:"
+                    + " the interface is not an upper of the RDMA port (veth/bridge get no GIDs)"
+                    + " or the VLAN/GID type differs";
         }
         if (netstack.outcome() == Decision.Outcome.DROP && kernel.outcome() != Decision.Outcome.DROP) {
-            return "a GID entry matches but the netstack would not deliver this frame to that device: check the destination MAC, "
-                    + "VLAN and the bond's active slave";
+            return "a GID entry matches but the netstack would not deliver this frame to that device:"
+                    + " check the destination MAC, VLAN and the bond's active slave";
         }
         return "the two modes reach different outcomes; compare their traces";
     }
@@ -166,6 +169,7 @@ public final class DecisionView {
     }
 
     public static String listenerText(Listener l) {
-        return (l.afIb() ? "AF_IB" : InetAddresses.toText(l.address())) + ":" + l.port() + "/" + l.portSpace().cliName();
+        return (l.afIb() ? "AF_IB" : InetAddresses.toText(l.address())) + ":" + l.port() + "/"
+                + l.portSpace().cliName();
     }
 }

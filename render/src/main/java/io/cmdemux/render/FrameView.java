@@ -35,7 +35,9 @@ public final class FrameView {
 
     private FrameView() {}
 
-    /** The JSON shape README.md documents: frame, icrcValid, icrc, icrcCheck, l3, bth, mad, cm; or frame, error, offset. */
+    /**
+     * The JSON shape README.md documents: frame, icrcValid, icrc, icrcCheck, l3, bth, mad, cm; or frame, error, offset.
+     */
     public static ObjectNode json(CapturedFrame cf) {
         ObjectNode o = F.objectNode();
         o.put("frame", cf.index());
@@ -83,13 +85,15 @@ public final class FrameView {
         }
         o.put("icrcCheck", f.icrcCheck().name().toLowerCase(Locale.ROOT));
         if (!f.icrcValid()) {
-            o.put("receiver", icrcProblem(f) + ": rxe_icrc_check fails and the receiver drops the frame without a word, as a NIC does");
+            o.put("receiver", icrcProblem(f) + ": rxe_icrc_check fails and the receiver drops the frame without a word,"
+                    + " as a NIC does");
         }
     }
 
     private static String icrcProblem(RoceFrame f) {
         return f.icrcCheck() == RoceFrame.IcrcCheck.MISSING
-                ? "no ICRC (the frame ends where it would start; rxe reads the MAD's last 4 bytes as the ICRC)" : "ICRC wrong";
+                ? "no ICRC (the frame ends where it would start; rxe reads the MAD's last 4 bytes as the ICRC)"
+                : "ICRC wrong";
     }
 
     /** Everything we decoded, for -v: the JSON shape plus L2, all BTH and DETH fields and the whole MAD header. */
@@ -156,7 +160,8 @@ public final class FrameView {
     public static String line(CapturedFrame cf) {
         StringBuilder sb = new StringBuilder(String.format("%6d  ", cf.index()));
         if (cf.result() instanceof FrameResult.Failed failed) {
-            return sb.append("not a CM frame: ").append(failed.reason()).append(" (offset ").append(failed.offset()).append(')').toString();
+            return sb.append("not a CM frame: ").append(failed.reason()).append(" (offset ").append(failed.offset())
+                    .append(')').toString();
         }
         RoceFrame f = ((FrameResult.Decoded) cf.result()).frame();
         sb.append(ip(f.l3().src())).append(" → ").append(ip(f.l3().dst()));
@@ -177,35 +182,40 @@ public final class FrameView {
 
     static String summary(CmMessage m) {
         if (m instanceof CmReq r) {
-            return String.format("localCommId=0x%08x %s qpn=0x%06x pkey=0x%04x gid=%s", r.localCommId(), service(r.serviceId()),
-                    r.localQpn(), r.pkey(), r.primaryPath().remoteGid()) + addressing(r, r.serviceId());
+            return String.format("localCommId=0x%08x %s qpn=0x%06x pkey=0x%04x gid=%s", r.localCommId(),
+                    service(r.serviceId()), r.localQpn(), r.pkey(), r.primaryPath().remoteGid())
+                    + addressing(r, r.serviceId());
         }
         if (m instanceof CmRej r) {
             RejReason name = r.reasonName();
-            return String.format("localCommId=0x%08x remoteCommId=0x%08x reason=%d%s", r.localCommId(), r.remoteCommId(), r.reason(),
-                    name == null ? "" : " (" + name.name() + ")");
+            return String.format("localCommId=0x%08x remoteCommId=0x%08x reason=%d%s", r.localCommId(),
+                    r.remoteCommId(), r.reason(), name == null ? "" : " (" + name.name() + ")");
         }
         if (m instanceof CmRep r) {
-            return String.format("localCommId=0x%08x remoteCommId=0x%08x qpn=0x%06x", r.localCommId(), r.remoteCommId(), r.localQpn());
+            return String.format("localCommId=0x%08x remoteCommId=0x%08x qpn=0x%06x", r.localCommId(), r.remoteCommId(),
+                    r.localQpn());
         }
         if (m instanceof CmMra r) {
-            return String.format("localCommId=0x%08x remoteCommId=0x%08x messageMraed=%d serviceTimeout=%d", r.localCommId(),
-                    r.remoteCommId(), r.messageMraed(), r.serviceTimeout());
+            return String.format("localCommId=0x%08x remoteCommId=0x%08x messageMraed=%d serviceTimeout=%d",
+                    r.localCommId(), r.remoteCommId(), r.messageMraed(), r.serviceTimeout());
         }
         if (m instanceof CmRtu r) {
             return String.format("localCommId=0x%08x remoteCommId=0x%08x", r.localCommId(), r.remoteCommId());
         }
         if (m instanceof CmDreq r) {
-            return String.format("localCommId=0x%08x remoteCommId=0x%08x remoteQpn=0x%06x", r.localCommId(), r.remoteCommId(), r.remoteQpnEecn());
+            return String.format("localCommId=0x%08x remoteCommId=0x%08x remoteQpn=0x%06x", r.localCommId(),
+                    r.remoteCommId(), r.remoteQpnEecn());
         }
         if (m instanceof CmDrep r) {
             return String.format("localCommId=0x%08x remoteCommId=0x%08x", r.localCommId(), r.remoteCommId());
         }
         if (m instanceof CmSidrReq r) {
-            return String.format("requestId=0x%08x %s pkey=0x%04x", r.requestId(), service(r.serviceId()), r.pkey()) + addressing(r, r.serviceId());
+            return String.format("requestId=0x%08x %s pkey=0x%04x", r.requestId(), service(r.serviceId()), r.pkey())
+                    + addressing(r, r.serviceId());
         }
         if (m instanceof CmSidrRep r) {
-            return String.format("requestId=0x%08x status=%d qpn=0x%06x qkey=0x%08x", r.requestId(), r.status(), r.qpn(), r.qkey());
+            return String.format("requestId=0x%08x status=%d qpn=0x%06x qkey=0x%08x", r.requestId(), r.status(),
+                    r.qpn(), r.qkey());
         }
         return "";
     }
@@ -217,13 +227,15 @@ public final class FrameView {
     private static String addressing(CmMessage request, long serviceId) {
         CmAddressing a = CmAddressing.of(serviceId, request.privateData());
         if (a instanceof CmAddressing.Ip ip) {
-            return " ip=" + InetAddresses.toText(ip.src()) + ':' + ip.srcPort() + " → " + InetAddresses.toText(ip.dst()) + ':' + ip.port();
+            return " ip=" + InetAddresses.toText(ip.src()) + ':' + ip.srcPort() + " → " + InetAddresses.toText(ip.dst())
+                    + ':' + ip.port();
         }
         CmaHeader h = CmaHeader.ofRequest(request);
         String why = a instanceof CmAddressing.NativeIb ib ? "AF_IB (" + ib.why() + ")"
                 : "refused (cma_version " + ((CmAddressing.BadCmaVersion) a).cmaVersion() + " is not 0)";
-        return String.format(" %s cma_hdr=[version 0x%02x, IP version %d, %s:%d → %s]", why, h.cmaVersion(), h.ipVersion(),
-                InetAddresses.toText(tsharkForm(h, h.srcAddr())), h.srcPort(), InetAddresses.toText(tsharkForm(h, h.dstAddr())));
+        return String.format(" %s cma_hdr=[version 0x%02x, IP version %d, %s:%d → %s]", why, h.cmaVersion(),
+                h.ipVersion(), InetAddresses.toText(tsharkForm(h, h.srcAddr())), h.srcPort(),
+                InetAddresses.toText(tsharkForm(h, h.dstAddr())));
     }
 
     private static InetAddress tsharkForm(CmaHeader h, Gid field) {

@@ -115,7 +115,8 @@ public final class GidView {
                         inode = "?";
                         names = "(not tied to one namespace; see stderr)";
                     }
-                    sb.append(String.format(fmt, d.name(), p.number(), e.index(), e.gid().sysfsText(), v4, ver, ndev, inode, names));
+                    sb.append(String.format(fmt, d.name(), p.number(), e.index(), e.gid().sysfsText(), v4, ver, ndev,
+                            inode, names));
                 }
             }
         }
@@ -154,7 +155,8 @@ public final class GidView {
             sb.append(p.kind().name()).append("  ").append(p.message()).append('\n');
             sb.append("    fix: ").append(p.fix()).append('\n');
         }
-        sb.append(problems.isEmpty() ? "no GID problems found" : problems.size() + (problems.size() == 1 ? " problem" : " problems")).append('\n');
+        sb.append(problems.isEmpty() ? "no GID problems found" : problems.size()
+                + (problems.size() == 1 ? " problem" : " problems")).append('\n');
         return sb.toString();
     }
 }

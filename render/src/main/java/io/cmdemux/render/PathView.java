@@ -30,7 +30,10 @@ public final class PathView {
 
     private PathView() {}
 
-    /** The records the responder would send for {@code use}, and why. MTU, rate and packet lifetime are IBTA enum values. */
+    /**
+     * The records the responder would send for {@code use}, and why. MTU, rate and packet
+     * lifetime are IBTA enum values.
+     */
     public static ObjectNode answerJson(PathResolver.Result res, PathUse use) {
         Answer a = res.answer();
         ObjectNode o = F.objectNode();
@@ -102,12 +105,14 @@ public final class PathView {
         }
         List<PathRecordData> recs = records(a, use);
         if (!recs.isEmpty()) {
-            sb.append(String.format("%-36s %-24s %-24s %6s %6s %-6s %2s %-5s %-10s %s%n", "FLAGS", "DGID", "SGID", "DLID", "SLID", "PKEY", "SL",
+            sb.append(String.format("%-36s %-24s %-24s %6s %6s %-6s %2s %-5s %-10s %s%n", "FLAGS", "DGID", "SGID",
+                    "DLID", "SLID", "PKEY", "SL",
                     "MTU", "RATE", "LIFETIME"));
             for (PathRecordData d : recs) {
                 PathRecord r = d.record();
-                sb.append(String.format("%-36s %-24s %-24s %6d %6d 0x%04x %2d %-5s %-10s %d%n", String.join(",", PathFlags.names(d.flags())),
-                        r.dgid(), r.sgid(), r.dlid(), r.slid(), r.pkey(), r.sl(), IbRate.mtuBytes(r.mtu()), IbRate.text(r.rate()), r.packetLifeTime()));
+                sb.append(String.format("%-36s %-24s %-24s %6d %6d 0x%04x %2d %-5s %-10s %d%n",
+                        String.join(",", PathFlags.names(d.flags())), r.dgid(), r.sgid(), r.dlid(), r.slid(), r.pkey(),
+                        r.sl(), IbRate.mtuBytes(r.mtu()), IbRate.text(r.rate()), r.packetLifeTime()));
             }
         }
         return sb.toString();
@@ -170,19 +175,24 @@ public final class PathView {
         long hits = c.path("hits").asLong();
         long misses = c.path("misses").asLong();
         StringBuilder sb = new StringBuilder();
-        sb.append("responder  ").append(r.path("state").asText()).append(": ").append(r.path("detail").asText()).append('\n');
-        sb.append(String.format("queries    %d received, %d answered (%d with records, %d F_ERR, %d failed, %d past the deadline), %d malformed, %d not from the kernel%n",
-                r.path("received").asLong(), r.path("answered").asLong(), r.path("answeredWithRecords").asLong(), r.path("errAnswers").asLong(),
-                r.path("failAnswers").asLong(), r.path("deadlineErrs").asLong(), r.path("malformed").asLong(), r.path("ignoredNotKernel").asLong()));
+        sb.append("responder  ").append(r.path("state").asText()).append(": ").append(r.path("detail").asText())
+                .append('\n');
+        sb.append(String.format("queries    %d received, %d answered (%d with records, %d F_ERR, %d failed,"
+                + " %d past the deadline), %d malformed, %d not from the kernel%n",
+                r.path("received").asLong(), r.path("answered").asLong(), r.path("answeredWithRecords").asLong(),
+                r.path("errAnswers").asLong(), r.path("failAnswers").asLong(), r.path("deadlineErrs").asLong(),
+                r.path("malformed").asLong(), r.path("ignoredNotKernel").asLong()));
         sb.append(String.format("cache      %d hits, %d misses (%.1f%% hits), %d entries, %d flushes%n", hits, misses,
-                hits + misses == 0 ? 0.0 : 100.0 * hits / (hits + misses), c.path("size").asLong(), c.path("flushes").asLong()));
-        sb.append(String.format("latency    p50 %d µs, p99 %d µs (request to answer, power-of-two buckets)%n", l.path("p50Micros").asLong(),
-                l.path("p99Micros").asLong()));
-        sb.append(String.format("source     %s, %d queries%n", s.path("source").path("name").asText(), s.path("source").path("queries").asLong()));
+                hits + misses == 0 ? 0.0 : 100.0 * hits / (hits + misses), c.path("size").asLong(),
+                        c.path("flushes").asLong()));
+        sb.append(String.format("latency    p50 %d µs, p99 %d µs (request to answer, power-of-two buckets)%n",
+                l.path("p50Micros").asLong(), l.path("p99Micros").asLong()));
+        sb.append(String.format("source     %s, %d queries%n", s.path("source").path("name").asText(),
+                s.path("source").path("queries").asLong()));
         for (JsonNode p : s.path("source").path("saPorts")) {
-            sb.append(String.format("  sa %-12s %d sent, %d answered, %d timed out, %d refused, %d outstanding%n", p.path("port").asText(),
-                    p.path("sent").asLong(), p.path("answered").asLong(), p.path("timedOut").asLong(), p.path("refused").asLong(),
-                    p.path("outstanding").asLong()));
+            sb.append(String.format("  sa %-12s %d sent, %d answered, %d timed out, %d refused, %d outstanding%n",
+                    p.path("port").asText(), p.path("sent").asLong(), p.path("answered").asLong(),
+                    p.path("timedOut").asLong(), p.path("refused").asLong(), p.path("outstanding").asLong()));
         }
         sb.append("written    ").append(s.path("writtenAt").asText()).append('\n');
         return sb.toString();

@@ -172,7 +172,8 @@ public final class TopologyView {
                         p -> sb.append("  parent ").append(refText(snap, s, p)),
                         () -> {
                             if (l.hasParent()) {
-                                sb.append("  parent ").append(l.parentIfindex()).append("@nsid ").append(l.parentNsid().orElse(-1));
+                                sb.append("  parent ").append(l.parentIfindex()).append("@nsid ")
+                                        .append(l.parentNsid().orElse(-1));
                             }
                         });
                 snap.masterOf(me).ifPresent(m -> sb.append("  master ").append(refText(snap, s, m)));

@@ -24,11 +24,12 @@ import net.jqwik.api.constraints.Size;
 class FrameViewProperties {
 
     @Property(tries = 500)
-    void anyRequestRendersWithItsHeaderAndTheKernelsReading(@ForAll boolean sidr, @ForAll @Size(232) byte[] data, @ForAll boolean v6,
-            @ForAll RoceFrame.IcrcCheck icrc) {
+    void anyRequestRendersWithItsHeaderAndTheKernelsReading(@ForAll boolean sidr, @ForAll @Size(232) byte[] data,
+            @ForAll boolean v6, @ForAll RoceFrame.IcrcCheck icrc) {
         InetAddress src = Frames.addr(v6 ? "fd00::2" : "10.0.0.2");
         InetAddress dst = Frames.addr(v6 ? "fd00::5" : "10.0.0.5");
-        byte[] f = Frames.withMad(Frames.frame(null, src, dst, CmSamples.rtu()), Frames.sendMad(sidr ? CmAttribute.SIDR_REQ : CmAttribute.REQ, data));
+        byte[] f = Frames.withMad(Frames.frame(null, src, dst, CmSamples.rtu()),
+                Frames.sendMad(sidr ? CmAttribute.SIDR_REQ : CmAttribute.REQ, data));
         if (icrc == RoceFrame.IcrcCheck.WRONG) {
             f[f.length - 1] ^= 0x01;
         } else if (icrc == RoceFrame.IcrcCheck.MISSING) {

@@ -42,16 +42,17 @@ public final class ActiveSide implements AutoCloseable {
      * What came back. {@code result}: rep (connected), mra (delivered, no REP in time), rej, timeout.
      * {@code steps} are microseconds from the first REQ, in order: mra, rep, rtu, dreq, drep.
      */
-    public record Outcome(String result, int localCommId, Integer rejectReason, CmMessage answer, long elapsedMicros, int sent,
-            Map<String, Long> steps, String disconnect) {}
+    public record Outcome(String result, int localCommId, Integer rejectReason, CmMessage answer,
+            long elapsedMicros, int sent, Map<String, Long> steps, String disconnect) {}
 
     public ActiveSide(NextHop hop) throws IOException {
         this.hop = hop;
         this.socket = PacketSocket.open(hop.ifindex(), ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 20);
         byte[] m = hop.srcMac().bytes();
         // The modified EUI-64 of our MAC: how a RoCE NIC derives its node GUID.
-        this.caGuid = ((long) ((m[0] ^ 0x02) & 0xff) << 56) | ((long) (m[1] & 0xff) << 48) | ((long) (m[2] & 0xff) << 40)
-                | (0xfffeL << 24) | ((long) (m[3] & 0xff) << 16) | ((long) (m[4] & 0xff) << 8) | (m[5] & 0xff);
+        this.caGuid = ((long) ((m[0] ^ 0x02) & 0xff) << 56) | ((long) (m[1] & 0xff) << 48)
+                | ((long) (m[2] & 0xff) << 40) | (0xfffeL << 24) | ((long) (m[3] & 0xff) << 16)
+                | ((long) (m[4] & 0xff) << 8) | (m[5] & 0xff);
     }
 
     public NextHop hop() {
@@ -63,16 +64,18 @@ public final class ActiveSide implements AutoCloseable {
     }
 
     /** Options of one connection attempt. */
-    public record Options(long timeoutMillis, long retryMillis, boolean waitForRep, long holdMillis, int cmResponseTimeout) {}
+    public record Options(long timeoutMillis, long retryMillis, boolean waitForRep, long holdMillis,
+            int cmResponseTimeout) {}
 
     public Outcome connect(InetAddress dst, int dstPort, int srcPort, PortSpace ps, Options o) throws IOException {
         int localCommId = newCommId();
-        CmReq req = RdmaCmRequests.req(localCommId, caGuid, RANDOM.nextInt(0xffffff) | 1, RANDOM.nextInt(0xffffff), ps, hop.src(), srcPort,
-                dst, dstPort, null, o.cmResponseTimeout());
+        CmReq req = RdmaCmRequests.req(localCommId, caGuid, RANDOM.nextInt(0xffffff) | 1, RANDOM.nextInt(0xffffff), ps,
+                hop.src(), srcPort, dst, dstPort, null, o.cmResponseTimeout());
         L2Header l2 = new L2Header(hop.dstMac(), hop.srcMac(), null);
         L3Header l3 = L3Header.of(Gid.ofIp(hop.src()), Gid.ofIp(dst));
         int udpSrc = 0xc000 | (RANDOM.nextInt() & 0x3fff);
-        byte[] frame = RoceFrameBuilder.cmFrame(l2, l3, udpSrc, 0xffff, RANDOM.nextInt(0xffffff), Mad.of(req, RANDOM.nextLong() & 0x7fffffffffffffffL));
+        byte[] frame = RoceFrameBuilder.cmFrame(l2, l3, udpSrc, 0xffff, RANDOM.nextInt(0xffffff),
+                Mad.of(req, RANDOM.nextLong() & 0x7fffffffffffffffL));
         Map<String, Long> steps = new LinkedHashMap<>();
         long start = System.nanoTime();
         long deadline = start + o.timeoutMillis() * 1_000_000;
@@ -116,7 +119,8 @@ public final class ActiveSide implements AutoCloseable {
                 if (rep == null) {
                     steps.put("rep", micros);
                     rep = r;
-                    rtu = RoceFrameBuilder.reply(in, new CmRtu(localCommId, r.localCommId(), Octets.zeros(0)), udpSrc, 0);
+                    rtu = RoceFrameBuilder.reply(in, new CmRtu(localCommId, r.localCommId(),
+                            Octets.zeros(0)), udpSrc, 0);
                 }
                 // cm_dup_rep_handler: a repeated REP means our RTU was lost; send it again
                 socket.send(rtu);
@@ -131,7 +135,8 @@ public final class ActiveSide implements AutoCloseable {
     }
 
     /** Holds the connection, then DREQ until DREP; answers a DREQ from the peer with DREP. */
-    private String hold(RoceFrame repFrame, CmRep rep, int localCommId, int udpSrc, Options o, long start, Map<String, Long> steps) throws IOException {
+    private String hold(RoceFrame repFrame, CmRep rep, int localCommId, int udpSrc, Options o, long start, Map<String,
+            Long> steps) throws IOException {
         long until = System.nanoTime() + o.holdMillis() * 1_000_000;
         while (System.nanoTime() < until) {
             RoceFrame in = next();
@@ -141,14 +146,17 @@ public final class ActiveSide implements AutoCloseable {
             CmMessage m = in.mad().message();
             if (m instanceof CmDreq dreq && dreq.remoteCommId() == localCommId) {
                 steps.put("peer-dreq", (System.nanoTime() - start) / 1000);
-                socket.send(RoceFrameBuilder.reply(in, new CmDrep(localCommId, rep.localCommId(), Octets.zeros(0)), udpSrc, 0));
+                socket.send(RoceFrameBuilder.reply(in, new CmDrep(localCommId, rep.localCommId(),
+                        Octets.zeros(0)), udpSrc, 0));
                 return "peer";
             }
             if (m instanceof CmRep r && r.remoteCommId() == localCommId) {
-                socket.send(RoceFrameBuilder.reply(in, new CmRtu(localCommId, rep.localCommId(), Octets.zeros(0)), udpSrc, 0));
+                socket.send(RoceFrameBuilder.reply(in, new CmRtu(localCommId, rep.localCommId(),
+                        Octets.zeros(0)), udpSrc, 0));
             }
         }
-        byte[] dreq = RoceFrameBuilder.reply(repFrame, new CmDreq(localCommId, rep.localCommId(), rep.localQpn(), Octets.zeros(0)), udpSrc, 0);
+        byte[] dreq = RoceFrameBuilder.reply(repFrame, new CmDreq(localCommId, rep.localCommId(), rep.localQpn(),
+                Octets.zeros(0)), udpSrc, 0);
         steps.put("dreq", (System.nanoTime() - start) / 1000);
         long deadline = System.nanoTime() + o.timeoutMillis() * 1_000_000;
         long nextSend = 0;

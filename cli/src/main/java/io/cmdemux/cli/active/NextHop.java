@@ -35,7 +35,8 @@ public record NextHop(int ifindex, String ifname, InetAddress src, HwAddr srcMac
             }
             NetworkInterface nif = NetworkInterface.getByInetAddress(src);
             if (nif == null || nif.getHardwareAddress() == null) {
-                throw new IOException("the route to " + InetAddresses.toText(dst) + " leaves through an interface without a MAC");
+                throw new IOException("the route to " + InetAddresses.toText(dst)
+                        + " leaves through an interface without a MAC");
             }
             try (RtnlClient rtnl = RtnlClient.open()) {
                 InetAddress hop = gateway(rtnl, dst, nif.getIndex());
@@ -44,11 +45,12 @@ public record NextHop(int ifindex, String ifname, InetAddress src, HwAddr srcMac
                 while (true) {
                     HwAddr mac = neighbor(rtnl, target, nif.getIndex());
                     if (mac != null) {
-                        return new NextHop(nif.getIndex(), nif.getName(), src, HwAddr.of(nif.getHardwareAddress()), hop, mac);
+                        return new NextHop(nif.getIndex(), nif.getName(), src,
+                                HwAddr.of(nif.getHardwareAddress()), hop, mac);
                     }
                     if (System.currentTimeMillis() > deadline) {
-                        throw new IOException("no neighbour entry for " + InetAddresses.toText(target) + " on " + nif.getName()
-                                + " (does anything answer ARP/ND for it?)");
+                        throw new IOException("no neighbour entry for " + InetAddresses.toText(target) + " on "
+                                + nif.getName() + " (does anything answer ARP/ND for it?)");
                     }
                     // Any datagram makes the kernel resolve the next hop (ARP or neighbour solicitation).
                     probe.send(new DatagramPacket(new byte[1], 1));
@@ -100,7 +102,8 @@ public record NextHop(int ifindex, String ifname, InetAddress src, HwAddr srcMac
             return false;
         }
         BigInteger mask = len == 0 ? BigInteger.ZERO
-                : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE).xor(BigInteger.ONE.shiftLeft(bits - len).subtract(BigInteger.ONE));
+                : BigInteger.ONE.shiftLeft(bits).subtract(BigInteger.ONE)
+                .xor(BigInteger.ONE.shiftLeft(bits - len).subtract(BigInteger.ONE));
         return new BigInteger(1, net.getAddress()).and(mask).equals(new BigInteger(1, ip.getAddress()).and(mask));
     }
 

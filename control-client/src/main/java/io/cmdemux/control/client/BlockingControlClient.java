@@ -33,13 +33,17 @@ public final class BlockingControlClient implements AutoCloseable {
         this.timeout = timeout;
     }
 
-    /** @throws IOException when nothing listens there (ENOENT, ECONNREFUSED) or the connect takes longer than {@code timeout} */
+    /**
+     * @throws IOException when nothing listens there (ENOENT, ECONNREFUSED) or the connect takes
+     *     longer than {@code timeout}
+     */
     public static BlockingControlClient connect(Path socket, Duration timeout) throws IOException {
         return connect(socket, timeout, timeout);
     }
 
     /** @param callTimeout the bound on each {@link #call}, which may be longer than a connect should take */
-    public static BlockingControlClient connect(Path socket, Duration timeout, Duration callTimeout) throws IOException {
+    public static BlockingControlClient connect(Path socket, Duration timeout, Duration callTimeout)
+            throws IOException {
         SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
         Selector sel = null;
         try {
@@ -75,7 +79,8 @@ public final class BlockingControlClient implements AutoCloseable {
         while (true) {
             Frame f = readFrame(deadline);
             if (f.type() == Wire.ERROR) {
-                throw new IOException("the daemon closed the connection: " + Wire.errnoName(f.status()) + ": " + f.text());
+                throw new IOException("the daemon closed the connection: " + Wire.errnoName(f.status())
+                        + ": " + f.text());
             }
             if (f.isReply() && f.seq() == s) {
                 return f;

@@ -79,7 +79,8 @@ public final class ControlClient implements AutoCloseable {
     }
 
     public static ControlClient connect(DomainSocketAddress address, Duration timeout) throws IOException {
-        EventLoopGroup g = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cmdemux-client", true), EpollIoHandler.newFactory());
+        EventLoopGroup g = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cmdemux-client", true),
+                EpollIoHandler.newFactory());
         try {
             return connect(address, timeout, g, true, EpollDomainSocketChannel::new);
         } catch (IOException | RuntimeException e) {
@@ -98,7 +99,8 @@ public final class ControlClient implements AutoCloseable {
         return connect(address, timeout, group, false, socketFactory);
     }
 
-    private static ControlClient connect(DomainSocketAddress address, Duration timeout, EventLoopGroup group, boolean ownGroup,
+    private static ControlClient connect(DomainSocketAddress address, Duration timeout, EventLoopGroup group,
+            boolean ownGroup,
             Callable<? extends Channel> socketFactory) throws IOException {
         ClientHandler handler = new ClientHandler();
         ChannelFuture f = new Bootstrap()
@@ -114,7 +116,8 @@ public final class ControlClient implements AutoCloseable {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REPLY_FRAME, 30_000), FrameEncoder.INSTANCE, handler);
+                        ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REPLY_FRAME, 30_000),
+                                FrameEncoder.INSTANCE, handler);
                     }
                 })
                 .connect(address);
@@ -185,7 +188,8 @@ public final class ControlClient implements AutoCloseable {
                 CompletableFuture<Frame> reply = replies.get(i);
                 channel.write(frames.get(i)).addListener(w -> {
                     if (!w.isSuccess()) {
-                        reply.completeExceptionally(new IOException("cannot send: " + w.cause().getMessage(), w.cause()));
+                        reply.completeExceptionally(new IOException("cannot send: "
+                                + w.cause().getMessage(), w.cause()));
                     }
                 });
             }
@@ -369,7 +373,8 @@ public final class ControlClient implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, Object msg) {
             if (msg instanceof FrameDecoder.Violation || msg instanceof FrameDecoder.BadFrame) {
                 String why = msg instanceof FrameDecoder.Violation
-                        ? ((FrameDecoder.Violation) msg).error().getMessage() : ((FrameDecoder.BadFrame) msg).error().getMessage();
+                        ? ((FrameDecoder.Violation) msg).error().getMessage()
+                        : ((FrameDecoder.BadFrame) msg).error().getMessage();
                 closedWhy = "the daemon sent something this client cannot read: " + why;
                 ctx.close();
                 return;

@@ -30,7 +30,8 @@ public final class CniMessages {
     public static Frame cniRequest(int seq, Map<String, String> env, byte[] stdin) {
         List<Record> rs = new ArrayList<>();
         for (Map.Entry<String, String> e : new TreeMap<>(env).entrySet()) {
-            rs.add(Record.mandatory(Wire.R_CNI_ENV, (e.getKey() + "=" + e.getValue()).getBytes(StandardCharsets.UTF_8)));
+            rs.add(Record.mandatory(Wire.R_CNI_ENV, (e.getKey() + "=" + e.getValue())
+                    .getBytes(StandardCharsets.UTF_8)));
         }
         rs.add(Record.mandatory(Wire.R_CNI_STDIN, stdin));
         return Frame.of(Wire.CNI, seq, rs);
@@ -59,7 +60,9 @@ public final class CniMessages {
         return new CniCall(env, Messages.required(f, Wire.R_CNI_STDIN, "CNI_STDIN").value());
     }
 
-    /** The reply's records: CNI_RESULT (u8 exit code, 3 bytes reserved, then stdout), and CNI_STDERR when there is any. */
+    /**
+     * The reply's records: CNI_RESULT (u8 exit code, 3 bytes reserved, then stdout), and CNI_STDERR when there is any.
+     */
     public static List<Record> cniReply(CniReply r) {
         byte[] out = r.stdout();
         ByteBuffer b = ByteBuffer.allocate(CNI_RESULT_HEADER + out.length);
@@ -75,7 +78,8 @@ public final class CniMessages {
     public static CniReply cniReply(Frame f) throws ProtocolException {
         Record r = Messages.required(f, Wire.R_CNI_RESULT, "CNI_RESULT");
         if (r.length() < CNI_RESULT_HEADER) {
-            throw new ProtocolException(Wire.EBADMSG, "CNI_RESULT record of " + r.length() + " bytes (at least " + CNI_RESULT_HEADER + ")");
+            throw new ProtocolException(Wire.EBADMSG, "CNI_RESULT record of " + r.length() + " bytes (at least "
+                    + CNI_RESULT_HEADER + ")");
         }
         byte[] v = r.value();
         return new CniReply(v[0] & 0xff, Arrays.copyOfRange(v, CNI_RESULT_HEADER, v.length),

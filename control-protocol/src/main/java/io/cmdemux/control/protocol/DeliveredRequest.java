@@ -8,7 +8,8 @@ import io.cmdemux.ingress.resolve.PacketMeta;
  * @param frame the RoCEv2 frame as it arrived at the soft port
  * @param netnsName the name of the namespace the decision reached, "" when unnamed
  */
-public record DeliveredRequest(long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision, String netnsName) {
+public record DeliveredRequest(long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision,
+        String netnsName) {
     public DeliveredRequest {
         frame = frame.clone();
     }

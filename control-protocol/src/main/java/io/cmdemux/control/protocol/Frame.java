@@ -16,13 +16,14 @@ public record Frame(int version, int type, int status, int format, int flags, in
 
     /** A version-1 message with records (or none). */
     public static Frame of(int type, int seq, List<Record> records) {
-        return new Frame(Wire.VERSION, type, Wire.OK, records.isEmpty() ? Wire.FORMAT_NONE : Wire.FORMAT_RECORDS, 0, seq, records);
+        return new Frame(Wire.VERSION, type, Wire.OK, records.isEmpty() ? Wire.FORMAT_NONE : Wire.FORMAT_RECORDS, 0,
+                seq, records);
     }
 
     /** The answer to {@code request}: same type and seq, REPLY set. */
     public static Frame reply(Frame request, int status, List<Record> records) {
-        return new Frame(Wire.VERSION, request.type(), status, records.isEmpty() ? Wire.FORMAT_NONE : Wire.FORMAT_RECORDS,
-                Wire.FLAG_REPLY, request.seq(), records);
+        return new Frame(Wire.VERSION, request.type(), status,
+                records.isEmpty() ? Wire.FORMAT_NONE : Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, request.seq(), records);
     }
 
     public boolean isReply() {

@@ -55,7 +55,8 @@ public final class FrameCodec {
      */
     public static Frame decode(byte[] bytes, int maxLength) throws ProtocolException {
         if (bytes.length < Wire.HEADER_SIZE) {
-            throw new ProtocolException(Wire.EBADMSG, bytes.length, "frame shorter than the " + Wire.HEADER_SIZE + "-byte header");
+            throw new ProtocolException(Wire.EBADMSG, bytes.length,
+                    "frame shorter than the " + Wire.HEADER_SIZE + "-byte header");
         }
         ByteBuffer b = ByteBuffer.wrap(bytes);
         int version = b.get() & 0xff;
@@ -66,10 +67,12 @@ public final class FrameCodec {
         long length = b.getInt() & 0xffffffffL;
         int seq = b.getInt();
         if (version != Wire.VERSION) {
-            throw new ProtocolException(Wire.EPROTONOSUPPORT, 0, "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")");
+            throw new ProtocolException(Wire.EPROTONOSUPPORT, 0,
+                    "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")");
         }
         if (length > maxLength) {
-            throw new ProtocolException(Wire.EMSGSIZE, 8, "frame length " + length + " exceeds the limit of " + maxLength);
+            throw new ProtocolException(Wire.EMSGSIZE, 8, "frame length " + length
+                    + " exceeds the limit of " + maxLength);
         }
         if (length != bytes.length) {
             throw new ProtocolException(Wire.EBADMSG, 8, "header says " + length + " bytes, frame has " + bytes.length);
@@ -78,26 +81,31 @@ public final class FrameCodec {
         switch (format) {
             case Wire.FORMAT_NONE:
                 if (bytes.length != Wire.HEADER_SIZE) {
-                    throw new ProtocolException(Wire.EBADMSG, Wire.HEADER_SIZE, "format NONE but " + (bytes.length - Wire.HEADER_SIZE) + " bytes follow the header");
+                    throw new ProtocolException(Wire.EBADMSG, Wire.HEADER_SIZE,
+                            "format NONE but " + (bytes.length - Wire.HEADER_SIZE) + " bytes follow the header");
                 }
                 break;
             case Wire.FORMAT_RECORDS:
                 if (bytes.length == Wire.HEADER_SIZE) {
-                    throw new ProtocolException(Wire.EBADMSG, Wire.HEADER_SIZE, "format RECORDS but no record follows the header");
+                    throw new ProtocolException(Wire.EBADMSG, Wire.HEADER_SIZE,
+                            "format RECORDS but no record follows the header");
                 }
                 while (b.hasRemaining()) {
                     int at = b.position();
                     if (b.remaining() < Wire.RECORD_HEADER_SIZE) {
-                        throw new ProtocolException(Wire.EBADMSG, at, "truncated record header (" + b.remaining() + " bytes left)");
+                        throw new ProtocolException(Wire.EBADMSG, at,
+                                "truncated record header (" + b.remaining() + " bytes left)");
                     }
                     int rtype = b.getShort() & 0xffff;
                     int rflags = b.getShort() & 0xffff;
                     long rlen = b.getInt() & 0xffffffffL;
                     if (rlen < Wire.RECORD_HEADER_SIZE) {
-                        throw new ProtocolException(Wire.EBADMSG, at + 4, "record length " + rlen + " is shorter than its own header");
+                        throw new ProtocolException(Wire.EBADMSG, at + 4,
+                                "record length " + rlen + " is shorter than its own header");
                     }
                     if (rlen - Wire.RECORD_HEADER_SIZE > b.remaining()) {
-                        throw new ProtocolException(Wire.EBADMSG, at + 4, "record length " + rlen + " runs past the end of the frame");
+                        throw new ProtocolException(Wire.EBADMSG, at + 4,
+                                "record length " + rlen + " runs past the end of the frame");
                     }
                     byte[] value = new byte[(int) rlen - Wire.RECORD_HEADER_SIZE];
                     b.get(value);

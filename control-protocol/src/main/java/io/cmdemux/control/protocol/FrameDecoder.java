@@ -44,17 +44,19 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int version = in.getUnsignedByte(start);
         if (version != Wire.VERSION) {
-            fail(in, out, new ProtocolException(Wire.EPROTONOSUPPORT, 0,
-                    "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")"), "bad-version");
+            String why = "protocol version " + version + " is not supported (this daemon speaks " + Wire.VERSION + ")";
+            fail(in, out, new ProtocolException(Wire.EPROTONOSUPPORT, 0, why), "bad-version");
             return;
         }
         long length = in.getUnsignedInt(start + 8);
         if (length < Wire.HEADER_SIZE) {
-            fail(in, out, new ProtocolException(Wire.EBADMSG, 8, "frame length " + length + " is shorter than the header"), "bad-length");
+            fail(in, out, new ProtocolException(Wire.EBADMSG, 8,
+                    "frame length " + length + " is shorter than the header"), "bad-length");
             return;
         }
         if (length > maxFrame) {
-            fail(in, out, new ProtocolException(Wire.EMSGSIZE, 8, "frame length " + length + " exceeds the limit of " + maxFrame), "too-large");
+            fail(in, out, new ProtocolException(Wire.EMSGSIZE, 8,
+                    "frame length " + length + " exceeds the limit of " + maxFrame), "too-large");
             return;
         }
         if (in.readableBytes() < length) {
@@ -68,7 +70,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             out.add(FrameCodec.decode(bytes, maxFrame));
         } catch (ProtocolException e) {
             int type = bytes[1] & 0xff;
-            int seq = ((bytes[12] & 0xff) << 24) | ((bytes[13] & 0xff) << 16) | ((bytes[14] & 0xff) << 8) | (bytes[15] & 0xff);
+            int seq = ((bytes[12] & 0xff) << 24) | ((bytes[13] & 0xff) << 16) | ((bytes[14] & 0xff) << 8)
+                    | (bytes[15] & 0xff);
             out.add(new BadFrame(type, seq, e));
         }
     }
@@ -94,7 +97,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             if (!broken && actualReadableBytes() > 0) {
                 broken = true;
                 ctx.fireChannelRead(new Violation(new ProtocolException(Wire.EBADMSG,
-                        "incomplete frame for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - partialSince) + " ms"), "stalled-frame"));
+                        "incomplete frame for " + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - partialSince)
+                                + " ms"), "stalled-frame"));
             }
         }, stallMillis, TimeUnit.MILLISECONDS);
     }

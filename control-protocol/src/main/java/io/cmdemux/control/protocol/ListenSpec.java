@@ -15,7 +15,8 @@ import java.util.Objects;
  *     applies (1 for AF_INET, net.ipv6.bindv6only for AF_INET6)
  * @param boundIfindex the scope (sin6_scope_id) of an IPv6 link-local address, else 0
  */
-public record ListenSpec(int family, PortSpace portSpace, int port, InetAddress address, boolean afonlySet, boolean afonly, int boundIfindex) {
+public record ListenSpec(int family, PortSpace portSpace, int port, InetAddress address, boolean afonlySet,
+        boolean afonly, int boundIfindex) {
     public ListenSpec {
         Objects.requireNonNull(portSpace, "portSpace");
         if (port < 0 || port > 0xffff) {
@@ -31,7 +32,8 @@ public record ListenSpec(int family, PortSpace portSpace, int port, InetAddress 
 
     /** An IP listener with the kernel's default afonly and no scope. */
     public static ListenSpec of(PortSpace ps, InetAddress address, int port) {
-        return new ListenSpec(address instanceof Inet4Address ? Wire.AF_INET : Wire.AF_INET6, ps, port, address, false, false, 0);
+        return new ListenSpec(address instanceof Inet4Address ? Wire.AF_INET : Wire.AF_INET6, ps, port, address,
+                false, false, 0);
     }
 
     public static ListenSpec afIb(PortSpace ps, int port) {

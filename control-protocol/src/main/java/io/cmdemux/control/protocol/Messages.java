@@ -80,10 +80,12 @@ public final class Messages {
         b.get(addr);
         PortSpace ps = PortSpace.ofServiceId(((long) psValue) << 16).orElse(null);
         if (ps == null) {
-            throw new ProtocolException(Wire.EINVAL, "unknown port space 0x" + Integer.toHexString(psValue) + " (tcp 0x0106, udp 0x0111, ipoib 0x0002, ib 0x013f)");
+            throw new ProtocolException(Wire.EINVAL, "unknown port space 0x" + Integer.toHexString(psValue)
+                    + " (tcp 0x0106, udp 0x0111, ipoib 0x0002, ib 0x013f)");
         }
         if (ifindex < 0) {
-            throw new ProtocolException(Wire.EINVAL, "bound ifindex " + Integer.toUnsignedString(ifindex) + " is out of range");
+            throw new ProtocolException(Wire.EINVAL, "bound ifindex " + Integer.toUnsignedString(ifindex)
+                    + " is out of range");
         }
         boolean afonlySet = (flags & Wire.LISTEN_AFONLY_SET) != 0;
         boolean afonly = (flags & Wire.LISTEN_AFONLY) != 0;
@@ -104,13 +106,15 @@ public final class Messages {
                 case Wire.AF_IB:
                     for (byte x : addr) {
                         if (x != 0) {
-                            throw new ProtocolException(Wire.EINVAL, "only the AF_IB wildcard can be listened on; the address must be zero");
+                            throw new ProtocolException(Wire.EINVAL, "only the AF_IB wildcard can be listened on;"
+                                    + " the address must be zero");
                         }
                     }
                     address = null;
                     break;
                 default:
-                    throw new ProtocolException(Wire.EAFNOSUPPORT, "address family " + family + " (AF_INET 2, AF_INET6 10, AF_IB 27)");
+                    throw new ProtocolException(Wire.EAFNOSUPPORT,
+                            "address family " + family + " (AF_INET 2, AF_INET6 10, AF_IB 27)");
             }
         } catch (UnknownHostException e) {
             throw new ProtocolException(Wire.EINVAL, "bad address: " + e.getMessage());
@@ -160,7 +164,8 @@ public final class Messages {
 
     /** DELIVERY, 16 bytes: u64 trace id, u64 listener id. */
     public static Record delivery(long traceId, long listenerId) {
-        return Record.mandatory(Wire.R_DELIVERY, ByteBuffer.allocate(DELIVERY_SIZE).putLong(traceId).putLong(listenerId).array());
+        return Record.mandatory(Wire.R_DELIVERY, ByteBuffer.allocate(DELIVERY_SIZE).putLong(traceId)
+                .putLong(listenerId).array());
     }
 
     /**
@@ -196,7 +201,8 @@ public final class Messages {
     }
 
     /** The REQ frame the daemon sends a consumer. */
-    public static Frame requestFrame(int seq, long traceId, long listenerId, byte[] meta, byte[] frame, DecisionSummary decision, String netnsName) {
+    public static Frame requestFrame(int seq, long traceId, long listenerId, byte[] meta, byte[] frame,
+            DecisionSummary decision, String netnsName) {
         List<Record> rs = new ArrayList<>(5);
         rs.add(delivery(traceId, listenerId));
         rs.add(Record.mandatory(Wire.R_META, meta));
@@ -212,7 +218,8 @@ public final class Messages {
      * The same bytes as {@code FrameCodec.encode(requestFrame(..., MetaCodec.encode(meta), ...))}, in
      * a new array; {@link #writeRequest} is the one pass that makes them.
      */
-    public static byte[] encodeRequest(int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision, String netnsName) {
+    public static byte[] encodeRequest(int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame,
+            DecisionSummary decision, String netnsName) {
         byte[] out = new byte[requestLength(meta, frame, netnsName)];
         writeRequest(Unpooled.wrappedBuffer(out).clear(), seq, traceId, listenerId, meta, frame, decision, netnsName);
         return out;
@@ -222,8 +229,8 @@ public final class Messages {
     public static int requestLength(PacketMeta meta, byte[] frame, String netnsName) {
         int r = Wire.RECORD_HEADER_SIZE;
         int name = netnsName == null ? 0 : ByteBufUtil.utf8Bytes(netnsName);
-        long total = Wire.HEADER_SIZE + (r + DELIVERY_SIZE) + (r + (long) MetaCodec.encodedLength(meta)) + (r + (long) frame.length)
-                + (r + DECISION_SIZE) + (name > 0 ? r + name : 0);
+        long total = Wire.HEADER_SIZE + (r + DELIVERY_SIZE) + (r + (long) MetaCodec.encodedLength(meta))
+                + (r + (long) frame.length) + (r + DECISION_SIZE) + (name > 0 ? r + name : 0);
         if (total > Wire.MAX_REPLY_FRAME) {
             throw new IllegalArgumentException("a REQ of " + total + " bytes exceeds the frame limit");
         }
@@ -235,11 +242,13 @@ public final class Messages {
      * alike, with no intermediate array: this runs once per delivered request, and {@code out} is
      * the buffer the event loop hands to the socket.
      */
-    public static void writeRequest(ByteBuf out, int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame, DecisionSummary decision,
-            String netnsName) {
+    public static void writeRequest(ByteBuf out, int seq, long traceId, long listenerId, PacketMeta meta, byte[] frame,
+            DecisionSummary decision, String netnsName) {
         int total = requestLength(meta, frame, netnsName);
-        out.writeByte(Wire.VERSION).writeByte(Wire.REQ).writeShort(Wire.OK).writeShort(Wire.FORMAT_RECORDS).writeShort(0).writeInt(total).writeInt(seq);
-        recordHeader(out, Wire.R_DELIVERY, Wire.RECORD_MANDATORY, DELIVERY_SIZE).writeLong(traceId).writeLong(listenerId);
+        out.writeByte(Wire.VERSION).writeByte(Wire.REQ).writeShort(Wire.OK).writeShort(Wire.FORMAT_RECORDS)
+                .writeShort(0).writeInt(total).writeInt(seq);
+        recordHeader(out, Wire.R_DELIVERY, Wire.RECORD_MANDATORY, DELIVERY_SIZE).writeLong(traceId)
+                .writeLong(listenerId);
         recordHeader(out, Wire.R_META, Wire.RECORD_MANDATORY, MetaCodec.encodedLength(meta));
         MetaCodec.write(out, meta);
         recordHeader(out, Wire.R_FRAME, Wire.RECORD_MANDATORY, frame.length).writeBytes(frame);
@@ -274,7 +283,8 @@ public final class Messages {
     /** REJECT, 12 bytes: u64 trace id, u16 reason, u16 reserved; then optional ARI and PRIVATE_DATA records. */
     public static Frame rejectFrame(int seq, Rejection r) {
         List<Record> rs = new ArrayList<>(3);
-        rs.add(Record.mandatory(Wire.R_REJECT, ByteBuffer.allocate(REJECT_SIZE).putLong(r.traceId()).putShort((short) r.reason()).putShort((short) 0).array()));
+        rs.add(Record.mandatory(Wire.R_REJECT, ByteBuffer.allocate(REJECT_SIZE).putLong(r.traceId())
+                .putShort((short) r.reason()).putShort((short) 0).array()));
         if (r.ari().length > 0) {
             rs.add(Record.mandatory(Wire.R_ARI, r.ari()));
         }
@@ -294,10 +304,12 @@ public final class Messages {
         byte[] ari = f.first(Wire.R_ARI).map(Record::value).orElse(new byte[0]);
         byte[] pd = f.first(Wire.R_PRIVATE_DATA).map(Record::value).orElse(new byte[0]);
         if (ari.length > Wire.MAX_ARI) {
-            throw new ProtocolException(Wire.EMSGSIZE, "ARI of " + ari.length + " bytes; a CM REJ carries at most " + Wire.MAX_ARI);
+            throw new ProtocolException(Wire.EMSGSIZE, "ARI of " + ari.length + " bytes; a CM REJ carries at most "
+                    + Wire.MAX_ARI);
         }
         if (pd.length > Wire.MAX_REJECT_PRIVATE_DATA) {
-            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM REJ carries at most " + Wire.MAX_REJECT_PRIVATE_DATA);
+            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length
+                    + " bytes; a CM REJ carries at most " + Wire.MAX_REJECT_PRIVATE_DATA);
         }
         return new Rejection(traceId, reason, ari, pd);
     }
@@ -338,7 +350,8 @@ public final class Messages {
         }
         byte[] pd = f.first(Wire.R_PRIVATE_DATA).map(Record::value).orElse(new byte[0]);
         if (pd.length > Wire.MAX_REP_PRIVATE_DATA) {
-            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM REP carries at most " + Wire.MAX_REP_PRIVATE_DATA);
+            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length
+                    + " bytes; a CM REP carries at most " + Wire.MAX_REP_PRIVATE_DATA);
         }
         return new Acceptance(traceId, qpn, psn, rr, id, rnr, (flags & 1) != 0, (flags & 2) != 0, pd);
     }
@@ -367,14 +380,16 @@ public final class Messages {
         requireKnown(f, Set.of(Wire.R_SESSION, Wire.R_PRIVATE_DATA));
         byte[] pd = f.first(Wire.R_PRIVATE_DATA).map(Record::value).orElse(new byte[0]);
         if (pd.length > Wire.MAX_DREQ_PRIVATE_DATA) {
-            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length + " bytes; a CM DREQ carries at most " + Wire.MAX_DREQ_PRIVATE_DATA);
+            throw new ProtocolException(Wire.EMSGSIZE, "private data of " + pd.length
+                    + " bytes; a CM DREQ carries at most " + Wire.MAX_DREQ_PRIVATE_DATA);
         }
         return pd;
     }
 
     /** CM_EVENT, 16 bytes: u64 trace id, u32 local comm ID, u8 event, u8 reserved, u16 reason. */
     public static Frame cmEventFrame(int seq, CmEventInfo e) {
-        ByteBuffer b = ByteBuffer.allocate(CM_EVENT_SIZE).putLong(e.traceId()).putInt(e.localCommId()).put((byte) e.event()).put((byte) 0)
+        ByteBuffer b = ByteBuffer.allocate(CM_EVENT_SIZE).putLong(e.traceId()).putInt(e.localCommId())
+                .put((byte) e.event()).put((byte) 0)
                 .putShort((short) e.reason());
         return Frame.of(Wire.CM_EVENT, seq, List.of(Record.mandatory(Wire.R_CM_EVENT, b.array())));
     }
@@ -432,7 +447,8 @@ public final class Messages {
     public static void requireKnown(Frame f, Set<Integer> known) throws ProtocolException {
         for (Record r : f.records()) {
             if (r.mandatory() && !known.contains(r.type()) && r.type() != Wire.R_TEXT) {
-                throw new ProtocolException(Wire.EOPNOTSUPP, "mandatory record type " + r.type() + " is not understood in " + Wire.typeName(f.type()));
+                throw new ProtocolException(Wire.EOPNOTSUPP, "mandatory record type " + r.type()
+                        + " is not understood in " + Wire.typeName(f.type()));
             }
         }
     }
@@ -450,7 +466,8 @@ public final class Messages {
             throw new ProtocolException(Wire.EINVAL, Wire.typeName(f.type()) + " needs a " + name + " record");
         }
         if (n > 1) {
-            throw new ProtocolException(Wire.EINVAL, Wire.typeName(f.type()) + " carries " + n + " " + name + " records; one is allowed");
+            throw new ProtocolException(Wire.EINVAL, Wire.typeName(f.type()) + " carries " + n + " " + name
+                    + " records; one is allowed");
         }
         return found;
     }
@@ -460,7 +477,8 @@ public final class Messages {
             throw new ProtocolException(Wire.EINVAL, "expected a " + name + " record, got type " + r.type());
         }
         if (r.length() != size) {
-            throw new ProtocolException(Wire.EBADMSG, name + " record of " + r.length() + " bytes (expected " + size + ")");
+            throw new ProtocolException(Wire.EBADMSG, name + " record of " + r.length() + " bytes (expected "
+                    + size + ")");
         }
     }
 }

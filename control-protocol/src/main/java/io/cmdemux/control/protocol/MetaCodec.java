@@ -110,7 +110,8 @@ public final class MetaCodec {
 
     public static PacketMeta decode(byte[] v) throws ProtocolException {
         if (v.length < FIXED || v.length > FIXED + MAX_DEVICE_NAME) {
-            throw new ProtocolException(Wire.EBADMSG, 0, "META record of " + v.length + " bytes (expected " + FIXED + "-" + (FIXED + MAX_DEVICE_NAME) + ")");
+            throw new ProtocolException(Wire.EBADMSG, 0, "META record of " + v.length + " bytes (expected " + FIXED
+                    + "-" + (FIXED + MAX_DEVICE_NAME) + ")");
         }
         ByteBuffer b = ByteBuffer.wrap(v);
         int nt = b.get() & 0xff;
@@ -155,8 +156,8 @@ public final class MetaCodec {
         byte[] dev = new byte[b.remaining()];
         b.get(dev);
         return new PacketMeta(new IngressKey(new String(dev, StandardCharsets.UTF_8), port, guid, keyPkey),
-                NetworkType.values()[nt], dgid, ourGid, peerGid, pkey, bthPkey, serviceId, cmaVersion, ipVersion, dst, src, srcPort,
-                (flags & F_VLAN) != 0 ? OptionalInt.of(vlan) : OptionalInt.empty(),
+                NetworkType.values()[nt], dgid, ourGid, peerGid, pkey, bthPkey, serviceId, cmaVersion, ipVersion,
+                dst, src, srcPort, (flags & F_VLAN) != 0 ? OptionalInt.of(vlan) : OptionalInt.empty(),
                 (flags & F_DMAC) != 0 ? HwAddr.of(dmac) : null,
                 (flags & F_SIDR) != 0, localCommId, qpType, srcGid);
     }

@@ -1,6 +1,9 @@
 package io.cmdemux.control.protocol;
 
-/** What a QUERY asks for. LISTENERS is answered by the control server itself, the rest by the daemon's {@link QueryHandler}. */
+/**
+ * What a QUERY asks for. LISTENERS is answered by the control server itself, the rest by the
+ * daemon's {@link QueryHandler}.
+ */
 public enum QueryKind {
     TOPOLOGY(1),
     EXPLAIN(2),

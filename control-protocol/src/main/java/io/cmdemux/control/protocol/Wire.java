@@ -62,7 +62,10 @@ public final class Wire {
 
     // ---- records ----
     public static final int RECORD_HEADER_SIZE = 8;
-    /** A receiver that does not know a record type with this bit must refuse the message (cf. RDMA_NL_LS's mandatory bit). */
+    /**
+     * A receiver that does not know a record type with this bit must refuse the message (cf.
+     * RDMA_NL_LS's mandatory bit).
+     */
     public static final int RECORD_MANDATORY = 0x8000;
 
     public static final int R_TEXT = 1;
@@ -95,7 +98,9 @@ public final class Wire {
     public static final int AF_IB = 27;
 
     // LISTEN_SPEC flags
-    /** afonly was chosen explicitly (rdma_set_option(RDMA_OPTION_ID_AFONLY)); without it the kernel's default applies. */
+    /**
+     * afonly was chosen explicitly (rdma_set_option(RDMA_OPTION_ID_AFONLY)); without it the kernel's default applies.
+     */
     public static final int LISTEN_AFONLY_SET = 0x01;
     public static final int LISTEN_AFONLY = 0x02;
 

@@ -12,7 +12,8 @@ class CniMessagesTest {
     @Test
     void aCniCallSurvivesTheWireWithEveryVariableAndStdinByteForByte() throws Exception {
         byte[] stdin = "{\"cniVersion\":\"1.0.0\",\"name\":\"n\",\"x\":\"\u00e9\"}".getBytes(StandardCharsets.UTF_8);
-        Map<String, String> env = Map.of("CNI_COMMAND", "ADD", "CNI_ARGS", "IgnoreUnknown=1;A=b=c", "CNI_NETNS", "/run/netns/p");
+        Map<String, String> env = Map.of("CNI_COMMAND", "ADD", "CNI_ARGS", "IgnoreUnknown=1;A=b=c", "CNI_NETNS",
+                "/run/netns/p");
         Frame f = FrameCodec.decode(FrameCodec.encode(CniMessages.cniRequest(7, env, stdin)), Wire.MAX_REQUEST_FRAME);
 
         CniCall call = CniMessages.cniCall(f);
@@ -24,21 +25,29 @@ class CniMessagesTest {
 
     @Test
     void onlyCniVariablesEachOnceAreAccepted() {
-        Frame other = Frame.of(Wire.CNI, 1, List.of(Record.mandatory(Wire.R_CNI_ENV, "LD_PRELOAD=/x.so".getBytes(StandardCharsets.UTF_8)),
+        Frame other = Frame.of(Wire.CNI, 1,
+                List.of(Record.mandatory(Wire.R_CNI_ENV, "LD_PRELOAD=/x.so".getBytes(StandardCharsets.UTF_8)),
                 Record.mandatory(Wire.R_CNI_STDIN, new byte[0])));
-        assertThatThrownBy(() -> CniMessages.cniCall(other)).isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
-        Frame twice = Frame.of(Wire.CNI, 1, List.of(Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=ADD".getBytes(StandardCharsets.UTF_8)),
-                Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=DEL".getBytes(StandardCharsets.UTF_8)), Record.mandatory(Wire.R_CNI_STDIN, new byte[0])));
-        assertThatThrownBy(() -> CniMessages.cniCall(twice)).isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
-        Frame noStdin = Frame.of(Wire.CNI, 1, List.of(Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=ADD".getBytes(StandardCharsets.UTF_8))));
-        assertThatThrownBy(() -> CniMessages.cniCall(noStdin)).isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
+        assertThatThrownBy(() -> CniMessages.cniCall(other))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
+        Frame twice = Frame.of(Wire.CNI, 1,
+                List.of(Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=ADD".getBytes(StandardCharsets.UTF_8)),
+                Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=DEL".getBytes(StandardCharsets.UTF_8)),
+                        Record.mandatory(Wire.R_CNI_STDIN, new byte[0])));
+        assertThatThrownBy(() -> CniMessages.cniCall(twice))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
+        Frame noStdin = Frame.of(Wire.CNI, 1,
+                List.of(Record.mandatory(Wire.R_CNI_ENV, "CNI_COMMAND=ADD".getBytes(StandardCharsets.UTF_8))));
+        assertThatThrownBy(() -> CniMessages.cniCall(noStdin))
+                .isInstanceOfSatisfying(ProtocolException.class, e -> assertThat(e.status()).isEqualTo(Wire.EINVAL));
     }
 
     @Test
     void aReplyCarriesExitCodeStdoutAndStderr() throws Exception {
         Frame req = CniMessages.cniRequest(3, Map.of("CNI_COMMAND", "ADD"), new byte[0]);
         byte[] out = "{\"code\":11}".getBytes(StandardCharsets.UTF_8);
-        Frame reply = FrameCodec.decode(FrameCodec.encode(Frame.reply(req, Wire.OK, CniMessages.cniReply(new CniReply(1, out, "cmdemux-cni: error 11\n")))),
+        Frame reply = FrameCodec.decode(FrameCodec.encode(Frame.reply(req, Wire.OK,
+                CniMessages.cniReply(new CniReply(1, out, "cmdemux-cni: error 11\n")))),
                 Wire.MAX_REPLY_FRAME);
 
         CniReply r = CniMessages.cniReply(reply);

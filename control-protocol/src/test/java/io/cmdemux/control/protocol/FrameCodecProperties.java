@@ -60,7 +60,8 @@ class FrameCodecProperties {
     }
 
     @Property
-    void everyTruncationOfAValidFrameIsRefused(@ForAll("frames") Frame f, @ForAll @IntRange(min = 1, max = 400) int cut) {
+    void everyTruncationOfAValidFrameIsRefused(@ForAll("frames") Frame f,
+            @ForAll @IntRange(min = 1, max = 400) int cut) {
         byte[] full = FrameCodec.encode(f);
         int keep = Math.max(0, full.length - cut);
         assertThatThrownBy(() -> FrameCodec.decode(Arrays.copyOf(full, keep), Wire.MAX_REPLY_FRAME))
@@ -84,9 +85,10 @@ class FrameCodecProperties {
 
     /** The stream decoder: random frames, split into random chunks, mixed with garbage, never throw. */
     @Property(tries = 300)
-    void theStreamDecoderSurvivesAnyChunkingAndGarbage(@ForAll("frameLists") List<Frame> frames, @ForAll @Size(max = 64) byte[] garbage,
-            @ForAll @IntRange(min = 1, max = 97) int chunk) {
-        ByteBuffer all = ByteBuffer.allocate(frames.stream().mapToInt(FrameCodec::encodedLength).sum() + garbage.length);
+    void theStreamDecoderSurvivesAnyChunkingAndGarbage(@ForAll("frameLists") List<Frame> frames,
+            @ForAll @Size(max = 64) byte[] garbage, @ForAll @IntRange(min = 1, max = 97) int chunk) {
+        ByteBuffer all = ByteBuffer.allocate(frames.stream().mapToInt(FrameCodec::encodedLength).sum()
+                + garbage.length);
         for (Frame f : frames) {
             all.put(FrameCodec.encode(f));
         }
@@ -118,9 +120,11 @@ class FrameCodecProperties {
     }
 
     @Property
-    void aHugeLengthBreaksTheStreamAtOnceWithoutBuffering(@ForAll @IntRange(min = Wire.MAX_REQUEST_FRAME + 1) int length) {
+    void aHugeLengthBreaksTheStreamAtOnceWithoutBuffering(@ForAll @IntRange(min = Wire.MAX_REQUEST_FRAME
+            + 1) int length) {
         ByteBuffer b = ByteBuffer.allocate(Wire.HEADER_SIZE);
-        b.put((byte) Wire.VERSION).put((byte) Wire.LISTEN).putShort((short) 0).putShort((short) 1).putShort((short) 0).putInt(length).putInt(1);
+        b.put((byte) Wire.VERSION).put((byte) Wire.LISTEN).putShort((short) 0).putShort((short) 1).putShort((short) 0)
+                .putInt(length).putInt(1);
         EmbeddedChannel ch = new EmbeddedChannel(new FrameDecoder(Wire.MAX_REQUEST_FRAME, 10_000));
         ch.writeInbound(Unpooled.wrappedBuffer(b.array()));
         Object o = ch.readInbound();

@@ -54,9 +54,11 @@ class MessagesProperties {
     Arbitrary<ListenSpec> specs() {
         Arbitrary<PortSpace> ps = Arbitraries.of(PortSpace.values());
         Arbitrary<Integer> port = Arbitraries.integers().between(0, 0xffff);
-        Arbitrary<ListenSpec> v4 = Combinators.combine(ps, port, ipv4(), Arbitraries.of(true, false), Arbitraries.of(true, false))
+        Arbitrary<ListenSpec> v4 = Combinators.combine(ps, port, ipv4(), Arbitraries.of(true, false),
+                Arbitraries.of(true, false))
                 .as((p, n, a, set, only) -> new ListenSpec(Wire.AF_INET, p, n, a, set, only, 0));
-        Arbitrary<ListenSpec> v6 = Combinators.combine(ps, port, ipv6(), Arbitraries.of(true, false), Arbitraries.integers().between(0, 1 << 20))
+        Arbitrary<ListenSpec> v6 = Combinators.combine(ps, port, ipv6(), Arbitraries.of(true, false),
+                Arbitraries.integers().between(0, 1 << 20))
                 .as((p, n, a, only, idx) -> new ListenSpec(Wire.AF_INET6, p, n, a, true, only, idx));
         Arbitrary<ListenSpec> ib = Combinators.combine(ps, port).as(ListenSpec::afIb);
         return Arbitraries.oneOf(v4, v6, ib);
@@ -81,18 +83,25 @@ class MessagesProperties {
     @Provide
     Arbitrary<PacketMeta> metas() {
         Arbitrary<Gid> gid = Arbitraries.longs().tuple2().map(t -> new Gid(t.get1(), t.get2())).injectNull(0.2);
-        Arbitrary<IngressKey> key = Combinators.combine(Arbitraries.strings().alpha().ofMaxLength(20), Arbitraries.integers().between(0, 0xffff),
-                Arbitraries.longs(), Arbitraries.integers().between(0, 0xffff)).as(IngressKey::new);
+        Arbitrary<IngressKey> key = Combinators.combine(Arbitraries.strings().alpha().ofMaxLength(20),
+                Arbitraries.integers().between(0, 0xffff), Arbitraries.longs(),
+                Arbitraries.integers().between(0, 0xffff)).as(IngressKey::new);
         Arbitrary<Integer> ipVersion = Arbitraries.of(4, 6);
-        return Combinators.combine(key, Arbitraries.of(NetworkType.values()), gid, gid, gid, Arbitraries.integers().between(0, 0xffff),
+        return Combinators.combine(key, Arbitraries.of(NetworkType.values()), gid, gid, gid,
+                Arbitraries.integers().between(0, 0xffff),
                 Arbitraries.longs(), ipVersion).flatAs((k, nt, d, o, p, pkey, sid, ipv) -> {
                     Arbitrary<InetAddress> ip = (ipv == 4 ? ipv4() : ipv6()).injectNull(0.1);
-                    return Combinators.combine(ip, ip, Arbitraries.integers().between(0, 0xffff), Arbitraries.integers().between(0, 4095).injectNull(0.5),
-                            Arbitraries.bytes().array(byte[].class).ofSize(6).injectNull(0.3), Arbitraries.of(true, false),
-                            Arbitraries.longs().between(0, 0xffffffffL), Arbitraries.integers().between(0, 255))
-                            .as((dst, src, sport, vlan, mac, sidr, comm, cmaVer) -> new PacketMeta(k, nt, d, o, p, pkey, pkey ^ 0x8000, sid, cmaVer, ipv,
-                                    dst, src, sport, vlan == null ? OptionalInt.empty() : OptionalInt.of(vlan), mac == null ? null : HwAddr.of(mac),
-                                    sidr, comm, sidr || comm % 5 == 4 ? null : QpType.values()[(int) (comm % 4)], p == null || p.equals(Gid.ZERO) ? null : p));
+                    return Combinators.combine(ip, ip, Arbitraries.integers().between(0, 0xffff),
+                            Arbitraries.integers().between(0, 4095).injectNull(0.5),
+                            Arbitraries.bytes().array(byte[].class).ofSize(6).injectNull(0.3),
+                            Arbitraries.of(true, false), Arbitraries.longs().between(0, 0xffffffffL),
+                            Arbitraries.integers().between(0, 255))
+                            .as((dst, src, sport, vlan, mac, sidr, comm, cmaVer) ->
+                                    new PacketMeta(k, nt, d, o, p, pkey, pkey ^ 0x8000, sid, cmaVer, ipv,
+                                    dst, src, sport, vlan == null ? OptionalInt.empty()
+                                    : OptionalInt.of(vlan), mac == null ? null : HwAddr.of(mac),
+                                    sidr, comm, sidr || comm % 5 == 4 ? null : QpType.values()[(int) (comm % 4)],
+                                            p == null || p.equals(Gid.ZERO) ? null : p));
                 });
     }
 
@@ -104,8 +113,8 @@ class MessagesProperties {
     @Property
     void deliveriesRoundTrip(@ForAll("metas") PacketMeta m, @ForAll long traceId, @ForAll @Size(max = 256) byte[] frame,
             @ForAll boolean reject) throws ProtocolException {
-        DecisionSummary d = new DecisionSummary(reject ? Decision.Outcome.REJECT : Decision.Outcome.DELIVER, ResolverMode.KERNEL,
-                reject ? 28 : null, 7, 4026532000L, 99);
+        DecisionSummary d = new DecisionSummary(reject ? Decision.Outcome.REJECT : Decision.Outcome.DELIVER,
+                ResolverMode.KERNEL, reject ? 28 : null, 7, 4026532000L, 99);
         Frame f = Messages.requestFrame(5, traceId, 17, MetaCodec.encode(m), frame, d, "pod-a");
         Frame wire = FrameCodec.decode(FrameCodec.encode(f), Wire.MAX_REPLY_FRAME);
         DeliveredRequest r = Messages.deliveredRequest(wire);
@@ -118,11 +127,14 @@ class MessagesProperties {
     }
 
     @Property
-    void theOnePassRequestEncoderWritesTheSameBytesAsTheRecordByRecordOne(@ForAll("metas") PacketMeta m, @ForAll int seq, @ForAll long traceId,
+    void theOnePassRequestEncoderWritesTheSameBytesAsTheRecordByRecordOne(@ForAll("metas") PacketMeta m,
+            @ForAll int seq, @ForAll long traceId,
             @ForAll long listenerId, @ForAll @Size(max = 300) byte[] frame, @ForAll("names") String name) {
-        DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.NETSTACK, null, 3, 4026532000L, 12);
+        DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.NETSTACK, null, 3,
+                4026532000L, 12);
         assertThat(Messages.encodeRequest(seq, traceId, listenerId, m, frame, d, name))
-                .isEqualTo(FrameCodec.encode(Messages.requestFrame(seq, traceId, listenerId, MetaCodec.encode(m), frame, d, name)));
+                .isEqualTo(FrameCodec.encode(Messages.requestFrame(seq, traceId, listenerId, MetaCodec.encode(m),
+                        frame, d, name)));
     }
 
     @Provide

@@ -35,20 +35,27 @@ class ProtocolDocTest {
         ex.put("1 HELLO", Frame.of(Wire.HELLO, 1, List.of(Record.text(Wire.R_CLIENT_NAME, "cmdemux listen"))));
         Frame hello = ex.get("1 HELLO");
         ex.put("2 HELLO reply", Frame.reply(hello, Wire.OK, List.of(
-                Messages.consumer(new ConsumerInfo(7, POD_A, Via.ABSTRACT_SOCKET, 4242, "pod-a", "")), Record.text(Wire.R_NETNS_NAME, "pod-a"))));
+                Messages.consumer(new ConsumerInfo(7, POD_A, Via.ABSTRACT_SOCKET, 4242, "pod-a", "")),
+                        Record.text(Wire.R_NETNS_NAME, "pod-a"))));
         ListenSpec spec = ListenSpec.of(PortSpace.TCP, InetAddresses.parse("10.0.0.2"), 7471);
         Frame listen = Frame.of(Wire.LISTEN, 2, List.of(Messages.listenSpec(spec)));
         ex.put("3 LISTEN", listen);
-        ex.put("4 LISTEN reply", Frame.reply(listen, Wire.OK, List.of(Messages.listener(new ListenerInfo(12, POD_A.inode(), spec.withAfonly(true))))));
-        Frame stolen = Frame.of(Wire.LISTEN, 3, List.of(Messages.listenSpec(ListenSpec.of(PortSpace.TCP, InetAddresses.parse("10.0.0.3"), 7471))));
+        ex.put("4 LISTEN reply", Frame.reply(listen, Wire.OK,
+                List.of(Messages.listener(new ListenerInfo(12, POD_A.inode(), spec.withAfonly(true))))));
+        Frame stolen = Frame.of(Wire.LISTEN, 3,
+                List.of(Messages.listenSpec(ListenSpec.of(PortSpace.TCP, InetAddresses.parse("10.0.0.3"), 7471))));
         ex.put("5 LISTEN", stolen);
-        ex.put("6 LISTEN reply", Frame.reply(stolen, Wire.EADDRNOTAVAIL, List.of(Record.text(Wire.R_TEXT, "10.0.0.3 is not assigned here"))));
+        ex.put("6 LISTEN reply", Frame.reply(stolen, Wire.EADDRNOTAVAIL,
+                List.of(Record.text(Wire.R_TEXT, "10.0.0.3 is not assigned here"))));
         PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x020000fffe000001L, 0xffff), NetworkType.ROCE_V2,
-                Gid.parse("10.0.0.2"), Gid.parse("10.0.0.2"), Gid.parse("10.0.0.1"), 0xffff, 0xffff, PortSpace.TCP.serviceId(7471), 0, 4,
-                InetAddresses.parse("10.0.0.2"), InetAddresses.parse("10.0.0.1"), 40000, OptionalInt.empty(), HwAddr.parse("02:00:00:00:00:02"),
-                false, 0x11223344L, QpType.RC, Gid.parse("10.0.0.1"));
-        DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.KERNEL, null, 3, POD_A.inode(), 42);
-        ex.put("7 REQ", Messages.requestFrame(1, 0x5eed, 12, MetaCodec.encode(meta), new byte[] {(byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef},
+                Gid.parse("10.0.0.2"), Gid.parse("10.0.0.2"), Gid.parse("10.0.0.1"), 0xffff, 0xffff,
+                PortSpace.TCP.serviceId(7471), 0, 4, InetAddresses.parse("10.0.0.2"), InetAddresses.parse("10.0.0.1"),
+                40000, OptionalInt.empty(), HwAddr.parse("02:00:00:00:00:02"), false, 0x11223344L, QpType.RC,
+                Gid.parse("10.0.0.1"));
+        DecisionSummary d = new DecisionSummary(Decision.Outcome.DELIVER, ResolverMode.KERNEL, null, 3,
+                POD_A.inode(), 42);
+        ex.put("7 REQ", Messages.requestFrame(1, 0x5eed, 12, MetaCodec.encode(meta),
+                new byte[] {(byte) 0xde, (byte) 0xad, (byte) 0xbe, (byte) 0xef},
                 d, "pod-a"));
         Frame reject = Messages.rejectFrame(4, new Rejection(0x5eed, 28, null, null));
         ex.put("8 REJECT", reject);
@@ -59,15 +66,18 @@ class ProtocolDocTest {
         env.put("CNI_COMMAND", "DEL");
         env.put("CNI_CONTAINERID", "c1");
         env.put("CNI_IFNAME", "net1");
-        Frame cni = CniMessages.cniRequest(1, env, "{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"}"
+        Frame cni = CniMessages.cniRequest(1, env,
+                "{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"}"
                 .getBytes(StandardCharsets.UTF_8));
         ex.put("11 CNI", cni);
         ex.put("12 CNI reply", Frame.reply(cni, Wire.OK, CniMessages.cniReply(new CniReply(0, new byte[0], ""))));
         Frame unregister = Frame.of(Wire.POD_UNREGISTER, 2, List.of(Record.mandatory(Wire.R_JSON,
-                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\"}".getBytes(StandardCharsets.UTF_8))));
+                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\"}"
+                        .getBytes(StandardCharsets.UTF_8))));
         ex.put("13 POD_UNREGISTER", unregister);
         ex.put("14 POD_UNREGISTER reply", Frame.reply(unregister, Wire.OK, List.of(Record.mandatory(Wire.R_JSON,
-                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\",\"removed\":true}".getBytes(StandardCharsets.UTF_8)))));
+                "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\",\"removed\":true}"
+                        .getBytes(StandardCharsets.UTF_8)))));
         return ex;
     }
 

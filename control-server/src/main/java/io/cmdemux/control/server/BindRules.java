@@ -73,25 +73,30 @@ final class BindRules {
         InetAddress a = s.address();
         boolean linkLocal = a instanceof Inet6Address && a.isLinkLocalAddress();
         if (linkLocal && s.boundIfindex() == 0) {
-            throw new RequestRefused(Wire.EINVAL, "the IPv6 link-local address " + text(a) + " needs a scope (bound ifindex), as cma_check_linklocal requires");
+            throw new RequestRefused(Wire.EINVAL, "the IPv6 link-local address " + text(a)
+                    + " needs a scope (bound ifindex), as cma_check_linklocal requires");
         }
         if (anyAddress(a)) {
             return 0;
         }
         if (ns == null) {
-            throw new RequestRefused(Wire.EAGAIN, "your namespace is not in the daemon's topology yet; retry in a moment");
+            throw new RequestRefused(Wire.EAGAIN, "your namespace is not in the daemon's topology yet;"
+                    + " retry in a moment");
         }
         if (linkLocal) {
             if (ns.link(s.boundIfindex()) == null) {
-                throw new RequestRefused(Wire.ENODEV, "no interface with ifindex " + s.boundIfindex() + " in your namespace");
+                throw new RequestRefused(Wire.ENODEV, "no interface with ifindex " + s.boundIfindex()
+                        + " in your namespace");
             }
             if (!assigned(ns.addresses(), a, s.boundIfindex())) {
-                throw new RequestRefused(Wire.EADDRNOTAVAIL, text(a) + " is not assigned to ifindex " + s.boundIfindex() + " in your namespace");
+                throw new RequestRefused(Wire.EADDRNOTAVAIL, text(a) + " is not assigned to ifindex " + s.boundIfindex()
+                        + " in your namespace");
             }
             return s.boundIfindex();
         }
         if (!assigned(ns.addresses(), a, 0)) {
-            throw new RequestRefused(Wire.EADDRNOTAVAIL, text(a) + " is not assigned to any interface in your namespace (" + ns.displayName()
+            throw new RequestRefused(Wire.EADDRNOTAVAIL, text(a)
+                    + " is not assigned to any interface in your namespace (" + ns.displayName()
                     + "); listen on the wildcard or on one of your own addresses");
         }
         return 0;
@@ -122,11 +127,13 @@ final class BindRules {
                 continue;
             }
             if (anyAddress(candidate.address()) || anyAddress(cur.address())) {
-                throw new RequestRefused(Wire.EADDRNOTAVAIL, describe(candidate) + " overlaps " + describe(cur) + " (listener "
-                        + cur.bindOrder() + ", " + cur.owner() + "): a wildcard shares its port with no one");
+                throw new RequestRefused(Wire.EADDRNOTAVAIL, describe(candidate) + " overlaps " + describe(cur)
+                        + " (listener " + cur.bindOrder() + ", " + cur.owner()
+                        + "): a wildcard shares its port with no one");
             }
             if (sameAddress(candidate, cur)) {
-                throw new RequestRefused(Wire.EADDRINUSE, describe(candidate) + " is already bound (listener " + cur.bindOrder() + ", " + cur.owner() + ")");
+                throw new RequestRefused(Wire.EADDRINUSE, describe(candidate) + " is already bound (listener "
+                        + cur.bindOrder() + ", " + cur.owner() + ")");
             }
         }
     }
@@ -142,7 +149,8 @@ final class BindRules {
         if (!a.address().equals(b.address())) {
             return false;
         }
-        return !(a.address() instanceof Inet6Address && a.address().isLinkLocalAddress()) || a.boundIfindex() == b.boundIfindex();
+        return !(a.address() instanceof Inet6Address && a.address().isLinkLocalAddress())
+                || a.boundIfindex() == b.boundIfindex();
     }
 
     private static int family(Listener l) {
@@ -153,7 +161,8 @@ final class BindRules {
     }
 
     static String describe(Listener l) {
-        String addr = l.address() == null ? "ib:*" : (l.address() instanceof Inet6Address ? "[" + text(l.address()) + "]" : text(l.address()));
+        String addr = l.address() == null ? "ib:*" : (l.address() instanceof Inet6Address ? "[" + text(l.address())
+                + "]" : text(l.address()));
         return l.portSpace().cliName() + " " + addr + ":" + l.port();
     }
 

@@ -78,7 +78,9 @@ final class Connection {
         }
     }
 
-    /** The listener a delivered, unanswered request went to; null when this consumer never got it (or already answered). */
+    /**
+     * The listener a delivered, unanswered request went to; null when this consumer never got it (or already answered).
+     */
     Long answer(long traceId) {
         synchronized (outstanding) {
             return outstanding.remove(traceId);
@@ -147,6 +149,7 @@ final class Connection {
 
     @Override
     public String toString() {
-        return "consumer-" + id + " (" + via + ", netns " + netns + (pid > 0 ? ", pid " + pid : "") + (clientName.isEmpty() ? "" : ", " + clientName) + ")";
+        return "consumer-" + id + " (" + via + ", netns " + netns + (pid > 0 ? ", pid " + pid : "")
+                + (clientName.isEmpty() ? "" : ", " + clientName) + ")";
     }
 }

@@ -37,7 +37,8 @@ final class Connections {
     private final int maxOutstanding;
     private volatile boolean closed;
 
-    Connections(PeerIdentity identity, ListenerRegistry registry, Executor workers, ControlCounters counters, int maxPerNamespace, int maxOutstanding) {
+    Connections(PeerIdentity identity, ListenerRegistry registry, Executor workers, ControlCounters counters,
+            int maxPerNamespace, int maxOutstanding) {
         this.identity = identity;
         this.registry = registry;
         this.workers = workers;
@@ -144,7 +145,8 @@ final class Connections {
     void refuse(Channel ch, String counter, int status, String text) {
         counters.inc("closed." + counter);
         log.debug("refusing a control connection ({}): {}", counter, text);
-        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0, List.of(Record.text(Wire.R_TEXT, text))))
+        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0,
+                List.of(Record.text(Wire.R_TEXT, text))))
                 .addListener(ChannelFutureListener.CLOSE);
     }
 

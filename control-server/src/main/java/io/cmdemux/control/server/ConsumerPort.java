@@ -12,8 +12,9 @@ final class ConsumerPort {
     private ConsumerPort() {}
 
     static io.cmdemux.dataplane.consumer.Acceptance toDataplane(Acceptance a) {
-        return new io.cmdemux.dataplane.consumer.Acceptance(a.traceId(), a.qpn(), a.startingPsn(), a.responderResources(), a.initiatorDepth(),
-                a.rnrRetryCount(), a.srq(), a.flowControl(), a.privateData());
+        return new io.cmdemux.dataplane.consumer.Acceptance(a.traceId(), a.qpn(), a.startingPsn(),
+                a.responderResources(), a.initiatorDepth(), a.rnrRetryCount(), a.srq(), a.flowControl(),
+                a.privateData());
     }
 
     static CmEventInfo toWire(CmEvent e) {

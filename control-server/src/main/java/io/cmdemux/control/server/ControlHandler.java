@@ -41,8 +41,9 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private static final int MAX_CLIENT_NAME = 64;
 
     /** What every connection's handler shares. */
-    record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, PodRequests pods, Supplier<TopologySnapshot> topology,
-            Supplier<Consumers.RejectHandler> rejects, Supplier<Consumers.AcceptHandler> accepts,
+    record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, PodRequests pods,
+            Supplier<TopologySnapshot> topology, Supplier<Consumers.RejectHandler> rejects,
+            Supplier<Consumers.AcceptHandler> accepts,
             Supplier<Consumers.DisconnectHandler> disconnects, NamespaceNames names, ControlCounters counters) {}
 
     private final Context daemon;
@@ -153,9 +154,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         TopologySnapshot snap = daemon.topology().get();
         NetnsState state = snap == null ? null : snap.namespace(conn.netns());
         Listener l = daemon.registry().listen(conn.id, conn.netns(), state, spec);
-        ListenSpec effective = new ListenSpec(spec.family(), l.portSpace(), l.port(), l.address(), true, l.afonly(), l.boundIfindex());
+        ListenSpec effective = new ListenSpec(spec.family(), l.portSpace(), l.port(), l.address(), true, l.afonly(),
+                l.boundIfindex());
         daemon.counters().inc("listen.ok");
-        log.info("{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l), daemon.names().of(conn.netns()), l.bindOrder());
+        log.info("{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l), daemon.names().of(conn.netns()),
+                l.bindOrder());
         ok(ctx, f, List.of(Messages.listener(new ListenerInfo(l.bindOrder(), l.netns().inode(), effective))));
     }
 
@@ -172,7 +175,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         int code = Messages.queryKind(Messages.required(f, Wire.R_QUERY, "QUERY"));
         QueryKind kind = QueryKind.ofCode(code);
         if (kind == null) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "unknown query kind " + code + " (1 topology, 2 explain, 3 gids, 4 listeners, 5 pods)");
+            throw new RequestRefused(Wire.EOPNOTSUPP, "unknown query kind " + code
+                    + " (1 topology, 2 explain, 3 gids, 4 listeners, 5 pods)");
         }
         ObjectNode args = QueryArgs.parse(f.first(Wire.R_JSON).map(Record::value).orElse(null));
         daemon.queries().run(conn, kind, args, f);
@@ -211,7 +215,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         }
         if (conn.answer(a.traceId()) == null) {
             daemon.counters().inc("accept.unknown-trace");
-            throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId()) + " was not delivered to you, or was already answered");
+            throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(a.traceId())
+                    + " was not delivered to you, or was already answered");
         }
         acceptsInRead = sink;
         int localCommId;
@@ -262,7 +267,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private void refuse(ChannelHandlerContext ctx, int type, int seq, int status, String text) {
         daemon.counters().inc("refused." + Wire.errnoName(status));
         log.debug("{}: {} refused: {} {}", conn, Wire.typeName(type), Wire.errnoName(status), text);
-        ctx.write(new Frame(Wire.VERSION, type, status, Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, seq, List.of(Record.text(Wire.R_TEXT, text))));
+        ctx.write(new Frame(Wire.VERSION, type, status, Wire.FORMAT_RECORDS, Wire.FLAG_REPLY, seq,
+                List.of(Record.text(Wire.R_TEXT, text))));
     }
 
     /** Back-pressure: a client that does not read its replies stops being read from. */

@@ -85,34 +85,40 @@ public final class ControlServer implements Consumers {
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
      * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
-     * @param maxOutstandingPerConsumer delivered requests a consumer may still REJECT; older ones are forgotten (default 4096)
+     * @param maxOutstandingPerConsumer delivered requests a consumer may still REJECT; older ones are
+     *     forgotten (default 4096)
      * @param stalledFrameMillis a frame that stays incomplete this long closes its connection (default 10 s)
      */
-    public record Config(Path hostSocket, String socketGroup, String abstractName, boolean queriesFromPods, int eventLoopThreads,
-            int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxListenersPerNamespace, int maxOutstandingPerConsumer,
-            long stalledFrameMillis) {
+    public record Config(Path hostSocket, String socketGroup, String abstractName, boolean queriesFromPods,
+            int eventLoopThreads, int maxConnectionsPerNamespace, int maxListenersPerConsumer,
+            int maxListenersPerNamespace, int maxOutstandingPerConsumer, long stalledFrameMillis) {
         public Config {
             Objects.requireNonNull(hostSocket, "hostSocket");
             Objects.requireNonNull(abstractName, "abstractName");
             if (abstractName.isEmpty() || abstractName.length() > 100 || abstractName.indexOf('\0') >= 0) {
-                throw new IllegalArgumentException("abstract socket name '" + abstractName + "' must be 1-100 characters without NUL");
+                throw new IllegalArgumentException("abstract socket name '" + abstractName
+                        + "' must be 1-100 characters without NUL");
             }
             if (hostSocket.toString().length() > 107) {
-                throw new IllegalArgumentException("host socket path " + hostSocket + " is longer than sun_path allows (107 bytes)");
+                throw new IllegalArgumentException("host socket path " + hostSocket
+                        + " is longer than sun_path allows (107 bytes)");
             }
-            if (eventLoopThreads < 1 || maxConnectionsPerNamespace < 1 || maxListenersPerConsumer < 1 || maxListenersPerNamespace < 1
+            if (eventLoopThreads < 1 || maxConnectionsPerNamespace < 1 || maxListenersPerConsumer < 1
+                    || maxListenersPerNamespace < 1
                     || maxOutstandingPerConsumer < 1 || stalledFrameMillis < 1) {
                 throw new IllegalArgumentException("control limits must be positive");
             }
         }
 
         public static Config defaults() {
-            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096, 4096, 10_000);
+            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096,
+                    4096, 10_000);
         }
 
         public Config withHostSocket(Path p) {
-            return new Config(p, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
+            return new Config(p, socketGroup, abstractName, queriesFromPods, eventLoopThreads,
+                    maxConnectionsPerNamespace, maxListenersPerConsumer, maxListenersPerNamespace,
+                    maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
         public Config withAbstractName(String n) {
@@ -120,10 +126,11 @@ public final class ControlServer implements Consumers {
                     maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
-        public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer, int maxListenersPerNamespace,
-                int maxOutstandingPerConsumer, long stalledFrameMillis) {
-            return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, eventLoopThreads, maxConnectionsPerNamespace,
-                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
+        public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer,
+                int maxListenersPerNamespace, int maxOutstandingPerConsumer, long stalledFrameMillis) {
+            return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, eventLoopThreads,
+                    maxConnectionsPerNamespace, maxListenersPerConsumer, maxListenersPerNamespace,
+                    maxOutstandingPerConsumer, stalledFrameMillis);
         }
     }
 
@@ -132,8 +139,8 @@ public final class ControlServer implements Consumers {
      *
      * @param consumersPerNamespace connections by the namespace they were placed in
      */
-    public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed, Map<String, Long> counters,
-            Map<NetnsId, Integer> consumersPerNamespace) {
+    public record Stats(int connections, int listeners, long listenerGeneration, Set<NetnsId> namespacesServed,
+            Map<String, Long> counters, Map<NetnsId, Integer> consumersPerNamespace) {
         public Stats {
             consumersPerNamespace = Map.copyOf(consumersPerNamespace);
         }
@@ -169,7 +176,8 @@ public final class ControlServer implements Consumers {
      * @param executor where sockets are created inside namespaces; the only place setns happens
      * @param queries answers QUERY topology/explain/gids; null answers them with EOPNOTSUPP
      */
-    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries) throws IOException {
+    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor,
+            QueryHandler queries) throws IOException {
         this(config, topology, executor, queries, null);
     }
 
@@ -177,7 +185,8 @@ public final class ControlServer implements Consumers {
      * @param pods answers POD_REGISTER, POD_UNREGISTER and CNI (from root on the host socket only);
      *     null answers them with EOPNOTSUPP
      */
-    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor, QueryHandler queries, PodHandler pods)
+    public ControlServer(Config config, Supplier<TopologySnapshot> topology, NetnsExecutor executor,
+            QueryHandler queries, PodHandler pods)
             throws IOException {
         this.config = Objects.requireNonNull(config, "config");
         Objects.requireNonNull(topology, "topology");
@@ -188,24 +197,27 @@ public final class ControlServer implements Consumers {
         // Netty derives channel ids from a MAC address on first use; do it here, in the host
         // namespace, rather than on a NetnsExecutor thread inside a pod with no interfaces.
         DefaultChannelId.newInstance();
-        this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(), new DefaultThreadFactory("cmdemux-control", true),
-                EpollIoHandler.newFactory());
+        this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(),
+                new DefaultThreadFactory("cmdemux-control", true), EpollIoHandler.newFactory());
         this.workers = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
                 new DefaultThreadFactory("cmdemux-control-worker", true));
         this.workers.allowCoreThreadTimeOut(true);
         this.netnsThread = Executors.newSingleThreadExecutor(new DefaultThreadFactory("cmdemux-control-netns", true));
         // Pod requests wait for GIDs (up to the network's rdma.waitMillis), so they get threads of
         // their own; runtimes set up several pods at once.
-        this.podWorkers = new ThreadPoolExecutor(POD_THREADS, POD_THREADS, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(POD_QUEUE),
-                new DefaultThreadFactory("cmdemux-control-pods", true));
+        this.podWorkers = new ThreadPoolExecutor(POD_THREADS, POD_THREADS, 30, TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(POD_QUEUE), new DefaultThreadFactory("cmdemux-control-pods", true));
         this.podWorkers.allowCoreThreadTimeOut(true);
         this.registry = new ListenerRegistry(config.maxListenersPerConsumer(), config.maxListenersPerNamespace());
         this.cookies = new NamespaceCookies(executor);
         this.connections = new Connections(new PeerIdentity(Path.of("/proc"), cookies), registry, workers, counters,
                 config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
-        this.context = new ControlHandler.Context(connections, registry, new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
-                new PodRequests(pods, names, podWorkers, counters), topology, () -> rejectHandler, () -> acceptHandler, () -> disconnectHandler, names, counters);
-        this.sockets = new NamespaceSockets(executor, group, config.abstractName(), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
+        this.context = new ControlHandler.Context(connections, registry,
+                new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
+                new PodRequests(pods, names, podWorkers, counters), topology, () -> rejectHandler, () -> acceptHandler,
+                        () -> disconnectHandler, names, counters);
+        this.sockets = new NamespaceSockets(executor, group, config.abstractName(),
+                id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
 
     // ---- lifecycle ----
@@ -214,13 +226,18 @@ public final class ControlServer implements Consumers {
      * The daemon's wiring in one call: a server that has bound the host socket and keeps @cmdemux
      * open in every namespace the watcher's discovery finds. The watcher must have been started.
      */
-    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery, NetnsExecutor executor,
+    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery,
+            NetnsExecutor executor,
             QueryHandler queries) throws IOException {
         return start(config, watcher, discovery, executor, queries, null);
     }
 
-    /** As {@link #start(Config, TopologyWatcher, NetnsDiscovery, NetnsExecutor, QueryHandler)}, with a handler for the pod messages. */
-    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery, NetnsExecutor executor,
+    /**
+     * As {@link #start(Config, TopologyWatcher, NetnsDiscovery, NetnsExecutor, QueryHandler)}, with a
+     * handler for the pod messages.
+     */
+    public static ControlServer start(Config config, TopologyWatcher watcher, NetnsDiscovery discovery,
+            NetnsExecutor executor,
             QueryHandler queries, PodHandler pods) throws IOException {
         ControlServer s = new ControlServer(config, watcher::current, executor, queries, pods);
         try {
@@ -244,8 +261,10 @@ public final class ControlServer implements Consumers {
             Files.createDirectories(dir);
         }
         if (Files.exists(path, LinkOption.NOFOLLOW_LINKS)) {
-            if (!Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) {
-                throw new IOException(path + " exists and is not a socket; remove it or choose another --control-socket");
+            if (!Files.readAttributes(path, java.nio.file.attribute.BasicFileAttributes.class,
+                    LinkOption.NOFOLLOW_LINKS).isOther()) {
+                throw new IOException(path
+                        + " exists and is not a socket; remove it or choose another --control-socket");
             }
             if (answers(path)) {
                 throw new IOException("another cmdemux daemon is serving " + path);
@@ -267,7 +286,8 @@ public final class ControlServer implements Consumers {
         // Bound with the umask's mode, which for root is 0755 and lets no one else connect; tighten/widen to 0660 now.
         Files.setPosixFilePermissions(path, PosixFilePermissions.fromString("rw-rw----"));
         if (config.socketGroup() != null) {
-            GroupPrincipal g = path.getFileSystem().getUserPrincipalLookupService().lookupPrincipalByGroupName(config.socketGroup());
+            GroupPrincipal g = path.getFileSystem().getUserPrincipalLookupService()
+                    .lookupPrincipalByGroupName(config.socketGroup());
             Files.setAttribute(path, "posix:group", g, LinkOption.NOFOLLOW_LINKS);
         }
         log.info("control socket {} (mode 0660{}), @{} in each served namespace", path,
@@ -336,7 +356,8 @@ public final class ControlServer implements Consumers {
 
     public Stats stats() {
         ListenerTable t = registry.table();
-        return new Stats(connections.size(), t.all().size(), t.generation(), sockets.served(), counters.snapshot(), connections.perNamespace());
+        return new Stats(connections.size(), t.all().size(), t.generation(), sockets.served(), counters.snapshot(),
+                connections.perNamespace());
     }
 
     @Override
@@ -386,7 +407,8 @@ public final class ControlServer implements Consumers {
         }
         if (!l.netns().equals(c.netns())) {
             counters.inc("deliver.netns-mismatch");
-            log.warn("not delivering trace {}: listener {} is in {} but {} is in {}", d.traceId(), l.bindOrder(), l.netns(), c, c.netns());
+            log.warn("not delivering trace {}: listener {} is in {} but {} is in {}", d.traceId(), l.bindOrder(),
+                    l.netns(), c, c.netns());
             return Handover.GONE;
         }
         if (!c.channel.isWritable()) {
@@ -394,7 +416,8 @@ public final class ControlServer implements Consumers {
             return Handover.BACKLOG;
         }
         DecisionSummary summary = d.decision() == null
-                ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0, l.netns().inode(), 0)
+                ? new DecisionSummary(io.cmdemux.ingress.resolve.Decision.Outcome.DELIVER, null, null, 0,
+                        l.netns().inode(), 0)
                 : DecisionSummary.of(d.decision());
         NetnsId decided = d.decision() == null || d.decision().netns() == null ? l.netns() : d.decision().netns();
         // Encoded here, on the pipeline's thread, straight into a pooled direct buffer: the event loop
@@ -500,7 +523,8 @@ public final class ControlServer implements Consumers {
             return false;
         }
         // Through the delivery queue: events from a burst of RTUs share one event-loop task and one write(2).
-        c.send(Unpooled.wrappedBuffer(FrameCodec.encode(Messages.cmEventFrame(c.nextSeq(), ConsumerPort.toWire(event)))), counters);
+        c.send(Unpooled.wrappedBuffer(FrameCodec.encode(Messages.cmEventFrame(c.nextSeq(),
+                ConsumerPort.toWire(event)))), counters);
         counters.inc("event.sent");
         return true;
     }
@@ -510,8 +534,8 @@ public final class ControlServer implements Consumers {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
-                ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis()), FrameEncoder.INSTANCE,
-                        new ControlHandler(context, via, acceptedIn));
+                ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis()),
+                        FrameEncoder.INSTANCE, new ControlHandler(context, via, acceptedIn));
             }
         };
     }

@@ -66,8 +66,8 @@ final class ListenerRegistry {
             }
             ListenerTable t = table;
             int port = spec.port() == 0 ? ephemeralPort(t, netns, spec.portSpace()) : spec.port();
-            Listener candidate = new Listener(netns, spec.portSpace(), port, BindRules.normalised(spec.address()), afonly, boundIfindex,
-                    nextBindOrder, null, owner(consumerId));
+            Listener candidate = new Listener(netns, spec.portSpace(), port, BindRules.normalised(spec.address()),
+                    afonly, boundIfindex, nextBindOrder, null, owner(consumerId));
             BindRules.checkPort(t.bindList(netns, spec.portSpace(), port), candidate);
             nextBindOrder++;
             ownerOf.put(candidate.bindOrder(), consumerId);

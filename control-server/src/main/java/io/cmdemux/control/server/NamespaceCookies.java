@@ -25,7 +25,8 @@ final class NamespaceCookies {
     // <asm-generic/socket.h>
     static final int SOL_SOCKET = 1;
     static final int SO_NETNS_COOKIE = 71;
-    private static final RawUnixChannelOption OPTION = new RawUnixChannelOption("SO_NETNS_COOKIE", SOL_SOCKET, SO_NETNS_COOKIE, 8);
+    private static final RawUnixChannelOption OPTION = new RawUnixChannelOption("SO_NETNS_COOKIE", SOL_SOCKET,
+            SO_NETNS_COOKIE, 8);
 
     private final NetnsExecutor executor;
     private final ConcurrentHashMap<NetnsId, Long> known = new ConcurrentHashMap<>();
@@ -38,7 +39,8 @@ final class NamespaceCookies {
     static OptionalLong read(Channel ch) {
         try {
             ByteBuffer b = ch.config().getOption(OPTION);
-            return b == null ? OptionalLong.empty() : OptionalLong.of(b.duplicate().order(ByteOrder.nativeOrder()).getLong(0));
+            return b == null ? OptionalLong.empty()
+                    : OptionalLong.of(b.duplicate().order(ByteOrder.nativeOrder()).getLong(0));
         } catch (ChannelException e) {
             return OptionalLong.empty(); // ENOPROTOOPT before Linux 5.14
         }

@@ -42,8 +42,8 @@ final class NamespaceSockets implements AutoCloseable {
     // why @name could not be opened where it could not; a namespace is warned about once per reason
     private final Map<NetnsId, String> failed = new ConcurrentHashMap<>();
 
-    NamespaceSockets(NetnsExecutor executor, EventLoopGroup group, String abstractName, Function<NetnsId, ChannelHandler> childHandler,
-            NamespaceCookies cookies, ControlCounters counters) {
+    NamespaceSockets(NetnsExecutor executor, EventLoopGroup group, String abstractName, Function<NetnsId,
+            ChannelHandler> childHandler, NamespaceCookies cookies, ControlCounters counters) {
         this.executor = executor;
         this.group = group;
         this.abstractName = abstractName;
@@ -81,7 +81,8 @@ final class NamespaceSockets implements AutoCloseable {
                 } catch (IOException e) {
                     counters.inc("abstract.open-failed");
                     if (!e.getMessage().equals(failed.put(d.id(), e.getMessage()))) {
-                        log.warn("cannot open @{} in namespace {} ({}): {}", abstractName, label(d), d.path(), e.getMessage());
+                        log.warn("cannot open @{} in namespace {} ({}): {}", abstractName, label(d), d.path(),
+                                e.getMessage());
                     }
                 }
             }

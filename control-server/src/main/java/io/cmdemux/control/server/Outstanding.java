@@ -8,7 +8,8 @@ package io.cmdemux.control.server;
  *
  * <p>An answered entry stays in the ring as a hole until it reaches the front or the ring is
  * compacted. A full ring is compacted when at most half of it is live, else it grows, up to twice
- * {@code max}; so compacting frees at least half the ring and costs O(1) per delivery over time. Not thread-safe: its owner locks.
+ * {@code max}; so compacting frees at least half the ring and costs O(1) per delivery over time. Not
+ * thread-safe: its owner locks.
  */
 final class Outstanding {
     private static final long HOLE = Long.MIN_VALUE;

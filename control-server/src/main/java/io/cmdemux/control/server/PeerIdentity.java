@@ -43,7 +43,8 @@ final class PeerIdentity {
         }
         int pid = cred.pid();
         if (pid <= 0) {
-            throw new RequestRefused(Wire.EPERM, "the peer has no pid in our pid namespace; run the daemon with the host's pid namespace");
+            throw new RequestRefused(Wire.EPERM, "the peer has no pid in our pid namespace;"
+                    + " run the daemon with the host's pid namespace");
         }
         Path nsPath = proc.resolve(Integer.toString(pid)).resolve("ns/net");
         NetnsId netns;
@@ -56,7 +57,8 @@ final class PeerIdentity {
         if (socketCookie.isEmpty()) {
             if (!warnedNoCookie) {
                 warnedNoCookie = true;
-                log.warn("SO_NETNS_COOKIE is not available (Linux < 5.14): host-socket peers are placed by SO_PEERCRED alone");
+                log.warn("SO_NETNS_COOKIE is not available (Linux < 5.14):"
+                        + " host-socket peers are placed by SO_PEERCRED alone");
             }
             return new Identified(netns, pid, cred.uid(), false);
         }
@@ -70,12 +72,14 @@ final class PeerIdentity {
             try {
                 nsCookie = cookies.measure(netns, nsPath.toString());
             } catch (IOException e) {
-                throw new RequestRefused(Wire.EPERM, "cannot confirm the namespace of pid " + pid + ": " + e.getMessage());
+                throw new RequestRefused(Wire.EPERM, "cannot confirm the namespace of pid " + pid + ": "
+                        + e.getMessage());
             }
         }
         if (nsCookie.isPresent() && nsCookie.getAsLong() != socketCookie.getAsLong()) {
-            throw new RequestRefused(Wire.EPERM, "your socket was created in another network namespace than your process (pid " + pid
-                    + ") runs in; connect to @" + Wire.ABSTRACT_NAME + " from inside that namespace instead");
+            throw new RequestRefused(Wire.EPERM, "your socket was created in another network namespace than your"
+                    + " process (pid " + pid + ") runs in; connect to @" + Wire.ABSTRACT_NAME
+                    + " from inside that namespace instead");
         }
         return new Identified(netns, pid, cred.uid(), nsCookie.isPresent());
     }

@@ -44,13 +44,16 @@ final class PodRequests {
     void run(Connection c, Frame f) throws ProtocolException, RequestRefused {
         String what = Wire.typeName(f.type());
         if (handler == null) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon keeps no pod registrations (no pod handler is installed)");
+            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon keeps no pod registrations"
+                    + " (no pod handler is installed)");
         }
         if (c.via != Via.HOST_SOCKET || !c.netns().equals(names.host())) {
-            throw new RequestRefused(Wire.EPERM, what + " is accepted only on the host socket from the host namespace, where CNI plugins run");
+            throw new RequestRefused(Wire.EPERM, what + " is accepted only on the host socket from the host namespace,"
+                    + " where CNI plugins run");
         }
         if (c.uid() != 0) {
-            throw new RequestRefused(Wire.EPERM, what + " is for root (the CNI plugin runs as root); uid " + c.uid() + " may not");
+            throw new RequestRefused(Wire.EPERM, what + " is for root (the CNI plugin runs as root); uid " + c.uid()
+                    + " may not");
         }
         Task task;
         if (f.type() == Wire.CNI) {

@@ -35,7 +35,8 @@ final class QueryRunner {
     private final Executor workers;
     private final ControlCounters counters;
 
-    QueryRunner(QueryHandler handler, boolean fromPods, ListenerRegistry registry, NamespaceNames names, Executor workers, ControlCounters counters) {
+    QueryRunner(QueryHandler handler, boolean fromPods, ListenerRegistry registry, NamespaceNames names,
+            Executor workers, ControlCounters counters) {
         this.handler = handler;
         this.fromPods = fromPods;
         this.registry = registry;
@@ -47,10 +48,12 @@ final class QueryRunner {
     /** Checks the caller may ask, then answers later on a worker; refusals that need no work are thrown at once. */
     void run(Connection c, QueryKind kind, ObjectNode args, Frame request) throws RequestRefused {
         if (kind != QueryKind.LISTENERS && !c.netns().equals(names.host()) && !fromPods) {
-            throw new RequestRefused(Wire.EPERM, kind.name().toLowerCase() + " is answered only in the host namespace: it describes other namespaces");
+            throw new RequestRefused(Wire.EPERM, kind.name().toLowerCase()
+                    + " is answered only in the host namespace: it describes other namespaces");
         }
         if (kind != QueryKind.LISTENERS && handler == null) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon answers no " + kind.name().toLowerCase() + " queries");
+            throw new RequestRefused(Wire.EOPNOTSUPP, "this daemon answers no " + kind.name().toLowerCase()
+                    + " queries");
         }
         if (!c.queryRunning.compareAndSet(false, true)) {
             throw new RequestRefused(Wire.EAGAIN, "one query at a time per connection");
@@ -65,10 +68,12 @@ final class QueryRunner {
 
     private void answer(Connection c, QueryKind kind, ObjectNode args, Frame request) {
         try {
-            JsonNode answer = kind == QueryKind.LISTENERS ? listeners(c) : handler.answer(kind, args, c.info(names.of(c.netns())));
+            JsonNode answer = kind == QueryKind.LISTENERS ? listeners(c)
+                    : handler.answer(kind, args, c.info(names.of(c.netns())));
             byte[] json = QueryArgs.JSON.writeValueAsBytes(answer);
             if (json.length > Wire.MAX_REPLY_FRAME - 64) {
-                throw new RequestRefused(Wire.EMSGSIZE, "the answer is " + json.length + " bytes, more than a frame carries");
+                throw new RequestRefused(Wire.EMSGSIZE, "the answer is " + json.length
+                        + " bytes, more than a frame carries");
             }
             counters.inc("query." + kind.name().toLowerCase());
             c.channel.writeAndFlush(Frame.reply(request, Wire.OK, List.of(Record.mandatory(Wire.R_JSON, json))));

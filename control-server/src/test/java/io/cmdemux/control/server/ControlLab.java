@@ -77,7 +77,8 @@ public final class ControlLab implements AutoCloseable {
     }
 
     public ControlServer start(ControlServer.Config config, QueryHandler queries, PodHandler pods) throws IOException {
-        server = ControlServer.start(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher, discovery, executor, queries, pods);
+        server = ControlServer.start(config.withHostSocket(hostSocket).withAbstractName(abstractName), watcher,
+                discovery, executor, queries, pods);
         return server;
     }
 
@@ -85,7 +86,10 @@ public final class ControlLab implements AutoCloseable {
         return start(ControlServer.Config.defaults(), null);
     }
 
-    /** A pod: a namespace with one veth (eth0, the host end deleted on close) holding {@code cidr}, visible to discovery. */
+    /**
+     * A pod: a namespace with one veth (eth0, the host end deleted on close) holding
+     * {@code cidr}, visible to discovery.
+     */
     public String pod(String suffix, String cidr) throws IOException {
         String ns = netns.add(suffix);
         String hostEnd = netns.hostLink("v" + nextVeth++);
@@ -123,14 +127,16 @@ public final class ControlLab implements AutoCloseable {
         await("topology and @" + abstractName + " for " + ns, () -> {
             TopologySnapshot t = watcher.current();
             NetnsState s = t == null ? null : t.namespace(id);
-            return s != null && s.addresses().stream().anyMatch(x -> x.address().equals(a)) && server.servedNamespaces().contains(id);
+            return s != null && s.addresses().stream().anyMatch(x -> x.address().equals(a))
+                    && server.servedNamespaces().contains(id);
         });
     }
 
     /** A client whose socket is created inside {@code ns} (null: the host), connecting to {@code address}. */
     public ControlClient client(String ns, DomainSocketAddress address) throws IOException {
         String path = ns == null ? "/proc/self/ns/net" : "/run/netns/" + ns;
-        ControlClient c = ControlClient.connect(address, Duration.ofSeconds(5), clientGroup, () -> executor.call(path, EpollDomainSocketChannel::new));
+        ControlClient c = ControlClient.connect(address, Duration.ofSeconds(5), clientGroup,
+                () -> executor.call(path, EpollDomainSocketChannel::new));
         synchronized (clients) {
             clients.add(c);
         }
@@ -163,17 +169,20 @@ public final class ControlLab implements AutoCloseable {
     }
 
     public Listener listener(Predicate<Listener> p) {
-        return server.listeners().all().stream().filter(p).findFirst().orElseThrow(() -> new AssertionError("no such listener in " + server.listeners().all()));
+        return server.listeners().all().stream().filter(p).findFirst()
+                .orElseThrow(() -> new AssertionError("no such listener in " + server.listeners().all()));
     }
 
     /** A REQ as the pipeline would hand it over: from 10.213.0.1:40000 to {@code dst}:port of the listener. */
     public static Consumers.Delivery delivery(long traceId, Listener l, String dst, long localCommId) {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse("10.213.0.1");
-        PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x0202_03ff_fe04_0506L, 0xffff), NetworkType.ROCE_V2,
-                Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff, l.portSpace().serviceId(l.port()), 0, 4, d, s, 40000,
-                OptionalInt.empty(), null, false, localCommId, QpType.RC, Gid.ofIp(s));
-        Decision decision = new Decision(Decision.Outcome.DELIVER, null, null, null, new LinkRef(l.netns(), 2), l.netns(), l, ResolverMode.KERNEL, List.of(), 7);
+        PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x0202_03ff_fe04_0506L, 0xffff),
+                NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
+                l.portSpace().serviceId(l.port()), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, localCommId,
+                QpType.RC, Gid.ofIp(s));
+        Decision decision = new Decision(Decision.Outcome.DELIVER, null, null, null, new LinkRef(l.netns(), 2),
+                l.netns(), l, ResolverMode.KERNEL, List.of(), 7);
         byte[] frame = new byte[] {0x02, 0x00, 0x00, 0x00, 0x00, 0x01, 0x42};
         return new Consumers.Delivery(traceId, l, frame, meta, decision);
     }

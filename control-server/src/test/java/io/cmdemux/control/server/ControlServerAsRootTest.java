@@ -131,12 +131,15 @@ class ControlServerAsRootTest {
         assertThat(hello.status()).isZero();
         assertThat(Messages.consumer(hello).netns()).isEqualTo(lab.id(podA));
         // LISTEN with podB's name and identity attached as optional records: placed in podA all the same.
-        Frame listen = a.call(Wire.LISTEN, List.of(Messages.listenSpec(tcp("0.0.0.0", 7471)), Record.text(Wire.R_NETNS_NAME, podB),
-                Record.optional(Wire.R_CONSUMER, Messages.consumer(fake).value())), Duration.ofSeconds(5));
+        Record identity = Record.optional(Wire.R_CONSUMER, Messages.consumer(fake).value());
+        Frame listen = a.call(Wire.LISTEN, List.of(Messages.listenSpec(tcp("0.0.0.0", 7471)),
+                Record.text(Wire.R_NETNS_NAME, podB), identity), Duration.ofSeconds(5));
         assertThat(listen.status()).as(listen.text()).isZero();
-        assertThat(Messages.listener(listen.first(Wire.R_LISTENER).orElseThrow()).netnsInode()).isEqualTo(lab.id(podA).inode());
+        assertThat(Messages.listener(listen.first(Wire.R_LISTENER).orElseThrow()).netnsInode())
+                .isEqualTo(lab.id(podA).inode());
         // The same claim marked mandatory is not understood in a LISTEN, so it is refused outright.
-        Frame strict = a.call(Wire.LISTEN, List.of(Messages.listenSpec(tcp("0.0.0.0", 7472)), Messages.consumer(fake)), Duration.ofSeconds(5));
+        Frame strict = a.call(Wire.LISTEN, List.of(Messages.listenSpec(tcp("0.0.0.0", 7472)), Messages.consumer(fake)),
+                Duration.ofSeconds(5));
         assertThat(strict.status()).isEqualTo(Wire.EOPNOTSUPP);
         assertThat(lab.server.listeners().all()).extracting(Listener::netns).containsOnly(lab.id(podA));
         assertThat(lab.server.listeners().bindList(b, PortSpace.TCP, 7471)).isEmpty();
@@ -158,7 +161,8 @@ class ControlServerAsRootTest {
         start();
         // SO_PEERCRED says our pid (host namespace); the socket's own netns cookie says podA.
         ControlClient c = lab.hostSocketClient(podA);
-        assertThatThrownBy(() -> c.hello("test")).isInstanceOf(IOException.class).hasMessageContaining("another network namespace");
+        assertThatThrownBy(() -> c.hello("test")).isInstanceOf(IOException.class)
+                .hasMessageContaining("another network namespace");
         ControlLab.await("the refusal to be counted", () -> lab.server.counters().get("closed.unidentified") == 1);
         assertThat(c.error().status()).isEqualTo(Wire.EPERM);
     }
@@ -172,7 +176,8 @@ class ControlServerAsRootTest {
         assertThatThrownBy(() -> lab.podClient(hidden)).isInstanceOf(IOException.class).hasMessageContaining("refused");
         // A second, independent client: Python's socket module, run inside each namespace.
         Host.requireCommand("python3", "python3");
-        String probe = "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0" + lab.abstractName + "');print('ok')";
+        String probe = "import socket;s=socket.socket(socket.AF_UNIX);s.connect('\\0" + lab.abstractName
+                + "');print('ok')";
         assertThat(Host.run("ip", "netns", "exec", hidden, "python3", "-c", probe).exit()).isNotZero();
         assertThat(Host.run("ip", "netns", "exec", podA, "python3", "-c", probe).stdout()).contains("ok");
     }
@@ -320,7 +325,8 @@ class ControlServerAsRootTest {
         }
         int total = accepted.get(0).size() + accepted.get(1).size();
         assertThat(otherThanBacklog.get()).as("a consumer that is there but not reading: BACKLOG, not GONE").isZero();
-        // Over the 1 MiB high-water mark deliver() says BACKLOG (the pipeline drops, as ucma does); below it nothing is lost.
+        // Over the 1 MiB high-water mark deliver() says BACKLOG (the pipeline drops, as ucma
+        // does); below it nothing is lost.
         assertThat(lab.server.counters().get("deliver.sent")).isEqualTo(total);
         assertThat(lab.server.counters().get("deliver.backlog")).isEqualTo(2L * n - total);
         assertThat(total).as("at least the high-water mark's worth is queued").isGreaterThan(3000);
@@ -373,7 +379,8 @@ class ControlServerAsRootTest {
                         .hasCauseInstanceOf(RequestRefused.class)
                         .satisfies(e -> assertThat(((RequestRefused) e.getCause()).status()).isEqualTo(Wire.ENOENT));
             } else {
-                assertThat(comms.get(i).get(5, java.util.concurrent.TimeUnit.SECONDS)).as("trace %d", trace).isEqualTo((int) trace * 2 + 1);
+                assertThat(comms.get(i).get(5, java.util.concurrent.TimeUnit.SECONDS)).as("trace %d", trace)
+                        .isEqualTo((int) trace * 2 + 1);
             }
         }
         assertThat(lab.server.counters().get("accept.ok")).isEqualTo(n);
@@ -400,7 +407,8 @@ class ControlServerAsRootTest {
         Listener la = lab.listener(l -> true);
         assertThat(lab.server.deliver(ControlLab.delivery(5, la, IP_A, 1))).isEqualTo(Consumers.Handover.TAKEN);
         assertThat(a.nextRequest(Duration.ofSeconds(5))).isNotNull();
-        assertThat(refusal(() -> a.reject(new Rejection(5, 28, new byte[Wire.MAX_ARI + 1], null)))).isEqualTo(Wire.EMSGSIZE);
+        assertThat(refusal(() -> a.reject(new Rejection(5, 28, new byte[Wire.MAX_ARI + 1], null))))
+                .isEqualTo(Wire.EMSGSIZE);
         assertThat(rejects).isEmpty();
     }
 
@@ -447,14 +455,17 @@ class ControlServerAsRootTest {
     void hostileQueryJsonIsRefusedWithEinval() throws Exception {
         start(ControlServer.Config.defaults(), (kind, args, caller) -> args);
         ControlClient host = lab.hostSocketClient(null);
-        List<String> hostile = List.of("[".repeat(5000) + "]".repeat(5000), "{\"a\":1,\"a\":2}", "{\"x\":\"" + "y".repeat(10_000) + "\"}",
+        List<String> hostile = List.of("[".repeat(5000) + "]".repeat(5000), "{\"a\":1,\"a\":2}",
+                "{\"x\":\"" + "y".repeat(10_000) + "\"}",
                 "{} trailing", "42", "{\"n\":" + "9".repeat(200) + "}", "\u0000\u0001");
         for (String h : hostile) {
-            Frame r = host.call(Wire.QUERY, List.of(Messages.query(QueryKind.EXPLAIN), Record.mandatory(Wire.R_JSON, h.getBytes(StandardCharsets.UTF_8))),
+            Frame r = host.call(Wire.QUERY, List.of(Messages.query(QueryKind.EXPLAIN),
+                    Record.mandatory(Wire.R_JSON, h.getBytes(StandardCharsets.UTF_8))),
                     Duration.ofSeconds(5));
             assertThat(r.status()).as(h.length() > 40 ? h.substring(0, 40) : h).isEqualTo(Wire.EINVAL);
         }
-        assertThat(host.query(QueryKind.EXPLAIN, JsonNodeFactory.instance.objectNode().put("ok", true)).path("ok").asBoolean()).isTrue();
+        assertThat(host.query(QueryKind.EXPLAIN, JsonNodeFactory.instance.objectNode().put("ok", true)).path("ok")
+                .asBoolean()).isTrue();
     }
 
     // ---- bad input ----
@@ -475,7 +486,8 @@ class ControlServerAsRootTest {
         ControlLab.await("EBADMSG to be counted", () -> lab.server.counters().get("refused.EBADMSG") == 1);
         // A LISTEN without its record, and a record of the wrong size.
         assertThat(c.call(Wire.LISTEN, List.of(), Duration.ofSeconds(5)).status()).isEqualTo(Wire.EINVAL);
-        assertThat(c.call(Wire.LISTEN, List.of(Record.mandatory(Wire.R_LISTEN_SPEC, new byte[3])), Duration.ofSeconds(5)).status())
+        assertThat(c.call(Wire.LISTEN, List.of(Record.mandatory(Wire.R_LISTEN_SPEC, new byte[3])),
+                Duration.ofSeconds(5)).status())
                 .isEqualTo(Wire.EBADMSG);
         assertThat(c.hello("still here").netns()).isEqualTo(lab.id(podA));
 
@@ -543,7 +555,8 @@ class ControlServerAsRootTest {
     }
 
     private ControlClient cycle() throws IOException, RequestRefused {
-        ControlClient c = ControlClient.connect(ControlClient.abstractAddress(lab.abstractName), Duration.ofSeconds(5), lab.clientGroup,
+        ControlClient c = ControlClient.connect(ControlClient.abstractAddress(lab.abstractName), Duration.ofSeconds(5),
+                lab.clientGroup,
                 () -> lab.executor.call("/run/netns/" + podA, io.netty.channel.epoll.EpollDomainSocketChannel::new));
         c.listen(tcp(IP_A, 7471));
         c.close();
@@ -556,9 +569,10 @@ class ControlServerAsRootTest {
     void theHostSocketIsMode0660AndASecondDaemonCannotStealIt() throws Exception {
         start();
         assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(lab.hostSocket))).isEqualTo("rw-rw----");
-        try (ControlServer second = new ControlServer(ControlServer.Config.defaults().withHostSocket(lab.hostSocket).withAbstractName(lab.abstractName + "x"),
-                lab.watcher::current, lab.executor, null)) {
-            assertThatThrownBy(second::start).isInstanceOf(IOException.class).hasMessageContaining("another cmdemux daemon");
+        try (ControlServer second = new ControlServer(ControlServer.Config.defaults().withHostSocket(lab.hostSocket)
+                .withAbstractName(lab.abstractName + "x"), lab.watcher::current, lab.executor, null)) {
+            assertThatThrownBy(second::start).isInstanceOf(IOException.class)
+                    .hasMessageContaining("another cmdemux daemon");
         }
         assertThat(lab.hostSocketClient(null).hello("still mine").via()).isEqualTo(Via.HOST_SOCKET);
         lab.server.close();

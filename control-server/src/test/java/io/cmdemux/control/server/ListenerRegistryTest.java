@@ -55,7 +55,8 @@ class ListenerRegistryTest {
     }
 
     private static void refused(ThrowableAssert.ThrowingCallable call, int errno) {
-        assertThatThrownBy(call).isInstanceOf(RequestRefused.class).satisfies(e -> assertThat(((RequestRefused) e).status())
+        assertThatThrownBy(call).isInstanceOf(RequestRefused.class)
+                .satisfies(e -> assertThat(((RequestRefused) e).status())
                 .as(((RequestRefused) e).getMessage()).isEqualTo(errno));
     }
 

@@ -19,7 +19,8 @@ class OutstandingProperties {
 
     @Property(tries = 300)
     void agreesWithASortedMapThatForgetsTheOldest(@ForAll long seed, @ForAll @IntRange(min = 1, max = 70) int max,
-            @ForAll @IntRange(min = 1, max = 3000) int operations, @ForAll @IntRange(min = 0, max = 30) int outOfOrderPercent) {
+            @ForAll @IntRange(min = 1, max = 3000) int operations,
+                    @ForAll @IntRange(min = 0, max = 30) int outOfOrderPercent) {
         Random random = new Random(seed);
         Outstanding o = new Outstanding(max);
         TreeMap<Long, Long> model = new TreeMap<>();

@@ -80,7 +80,8 @@ class PodRequestsAsRootTest {
         assertThat(reply.exitCode()).isZero();
         assertThat(reply.stderr()).isEqualTo("ran\n");
         assertThat(host.call(Wire.POD_REGISTER, json("{\"a\":1}"), Duration.ofSeconds(5)).status()).isEqualTo(Wire.OK);
-        assertThat(host.call(Wire.POD_UNREGISTER, json("{\"a\":1}"), Duration.ofSeconds(5)).status()).isEqualTo(Wire.OK);
+        assertThat(host.call(Wire.POD_UNREGISTER, json("{\"a\":1}"), Duration.ofSeconds(5)).status())
+                .isEqualTo(Wire.OK);
         assertThat(heard).containsExactly("cni VERSION", "register", "unregister");
     }
 
@@ -98,7 +99,8 @@ class PodRequestsAsRootTest {
             assertThat(r.status()).isEqualTo(Wire.EPERM);
             assertThat(r.text()).contains("host socket");
         }
-        assertThat(inPod.call(Wire.CNI, CniMessages.cniRequest(0, Map.of("CNI_COMMAND", "ADD"), new byte[0]).records(), Duration.ofSeconds(5)).status())
+        assertThat(inPod.call(Wire.CNI, CniMessages.cniRequest(0, Map.of("CNI_COMMAND", "ADD"), new byte[0]).records(),
+                Duration.ofSeconds(5)).status())
                 .isEqualTo(Wire.EPERM);
         assertThat(heard).isEmpty();
     }
@@ -115,21 +117,25 @@ class PodRequestsAsRootTest {
                 "s.connect('" + lab.hostSocket + "')",
                 "body = b'{\"a\":1}'",
                 "rec = struct.pack('>HHI', " + Wire.R_JSON + ", " + Wire.RECORD_MANDATORY + ", 8 + len(body)) + body",
-                "s.sendall(struct.pack('>BBHHHII', " + Wire.VERSION + ", " + Wire.POD_REGISTER + ", 0, " + Wire.FORMAT_RECORDS + ", 0, 16 + len(rec), 1) + rec)",
+                "s.sendall(struct.pack('>BBHHHII', " + Wire.VERSION + ", " + Wire.POD_REGISTER + ", 0, "
+                + Wire.FORMAT_RECORDS + ", 0, 16 + len(rec), 1) + rec)",
                 "h = s.recv(16, socket.MSG_WAITALL)",
                 "print(struct.unpack('>BBHHHII', h)[2])");
-        Host.Result r = Host.run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c", py);
+        Host.Result r = Host.run("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                "/usr/bin/python3", "-c", py);
 
         assertThat(r.exit()).as(r.stderr()).isZero();
         assertThat(r.stdout().strip()).isEqualTo(Integer.toString(Wire.EPERM));
         assertThat(heard).isEmpty();
-        assertThat(lab.hostSocketClient(null).call(Wire.POD_UNREGISTER, json("{}"), Duration.ofSeconds(5)).status()).isEqualTo(Wire.OK);
+        assertThat(lab.hostSocketClient(null).call(Wire.POD_UNREGISTER, json("{}"), Duration.ofSeconds(5)).status())
+                .isEqualTo(Wire.OK);
     }
 
     @Test
     void badCniRecordsAreRefusedBeforeTheHandler() throws Exception {
         ControlClient host = lab.hostSocketClient(null);
-        Frame r = host.call(Wire.CNI, List.of(Record.mandatory(Wire.R_CNI_ENV, "PATH=/tmp".getBytes(StandardCharsets.UTF_8)),
+        Frame r = host.call(Wire.CNI,
+                List.of(Record.mandatory(Wire.R_CNI_ENV, "PATH=/tmp".getBytes(StandardCharsets.UTF_8)),
                 Record.mandatory(Wire.R_CNI_STDIN, new byte[0])), Duration.ofSeconds(5));
         assertThat(r.status()).isEqualTo(Wire.EINVAL);
         assertThat(host.call(Wire.POD_REGISTER, json("[1]"), Duration.ofSeconds(5)).status()).isEqualTo(Wire.EINVAL);

@@ -78,7 +78,10 @@ final class SessionTable {
 
     /** A slot's other fields, kept by the owner in chunks like the keys'. */
     interface Column {
-        /** Makes room for the slots of chunk {@code chunk}: from {@code chunk << chunkShift}, {@code 1 << chunkShift} of them. */
+        /**
+         * Makes room for the slots of chunk {@code chunk}: from {@code chunk << chunkShift},
+         * {@code 1 << chunkShift} of them.
+         */
         void addChunk(int chunk);
     }
 
@@ -109,7 +112,9 @@ final class SessionTable {
     /** The most connections a table is made for: its indexes, taken at start, are then 3 GiB. */
     static final int MAX_SLOTS = 1 << 26;
 
-    /** An index's entries for {@code maxSlots}: a power of two, so that it is at most half full and a probe stays short. */
+    /**
+     * An index's entries for {@code maxSlots}: a power of two, so that it is at most half full and a probe stays short.
+     */
     static int indexLength(int maxSlots) {
         return Integer.highestOneBit(Math.max(1, maxSlots - 1)) << 2;
     }
@@ -253,7 +258,9 @@ final class SessionTable {
         }
     }
 
-    /** murmur3's fmix32: the comm IDs of cm_alloc_id are a counter XOR a constant, whose low bits alone would cluster. */
+    /**
+     * murmur3's fmix32: the comm IDs of cm_alloc_id are a counter XOR a constant, whose low bits alone would cluster.
+     */
     static int mix(int h) {
         h ^= h >>> 16;
         h *= 0x85ebca6b;

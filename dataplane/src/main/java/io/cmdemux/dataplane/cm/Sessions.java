@@ -197,10 +197,10 @@ public final class Sessions implements AutoCloseable {
     /**
      * Touches the index entries that a batch's requests will read: the duplicate check of each REQ
      * (its comm ID and CA GUID in {@code remote} and {@code remoteGuids}), and where the next comm
-     * IDs and the trace IDs from {@code firstTrace} on will be inserted. Each is a cache miss in an index of many megabytes; read here, one after
-     * another with nothing waiting on them, they overlap, where handled frame by frame each waited
-     * for its own (a fifth of the tap thread's time). No lock: a stale entry only costs the miss it
-     * was meant to save, and the indexes are never replaced.
+     * IDs and the trace IDs from {@code firstTrace} on will be inserted. Each is a cache miss in an index of many
+     * megabytes; read here, one after another with nothing waiting on them, they overlap, where handled frame by frame
+     * each waited for its own (a fifth of the tap thread's time). No lock: a stale entry only costs the miss it was
+     * meant to save, and the indexes are never replaced.
      */
     public long prefetch(int[] remote, long[] remoteGuids, int n, long firstTrace) {
         long sink = 0;
@@ -233,7 +233,8 @@ public final class Sessions implements AutoCloseable {
             c.requesterHi[i] = req.l3().src().hi();
             c.requesterLo[i] = req.l3().src().lo();
             c.reqLocalQpn[i] = r.localQpn();
-            c.headerLength[i] = (byte) RoceFrameBuilder.writeReplyHeaders(req, ReturnPath.UDP_SOURCE_PORT, 0, c.headers, i * HEADERS);
+            c.headerLength[i] = (byte) RoceFrameBuilder.writeReplyHeaders(req, ReturnPath.UDP_SOURCE_PORT, 0,
+                    c.headers, i * HEADERS);
             c.owner[i] = owner;
             c.port[i] = port;
             return true;
@@ -278,7 +279,8 @@ public final class Sessions implements AutoCloseable {
     public void acknowledge(int localCommId) {
         synchronized (lock) {
             int s = table.byLocal(localCommId);
-            if (s != SessionTable.NONE && state(s) == State.MRA_REQ_SENT) { // else answered with REJECT and forgotten already
+            // else answered with REJECT and forgotten already
+            if (s != SessionTable.NONE && state(s) == State.MRA_REQ_SENT) {
                 send(port(s), mra(s), "mra");
             }
         }
@@ -311,11 +313,13 @@ public final class Sessions implements AutoCloseable {
         synchronized (lock) {
             int s = table.byTrace(a.traceId());
             if (s == SessionTable.NONE || !owner(s).equals(owner)) {
-                throw new Refusal(Refusal.Kind.NOT_YOURS, "trace " + Long.toUnsignedString(a.traceId()) + " is no connection of yours");
+                throw new Refusal(Refusal.Kind.NOT_YOURS, "trace " + Long.toUnsignedString(a.traceId())
+                        + " is no connection of yours");
             }
             int localCommId = table.localCommId(s);
             if (state(s) != State.MRA_REQ_SENT) {
-                throw new Refusal(Refusal.Kind.WRONG_STATE, "connection " + hex(localCommId) + " was answered already (" + state(s) + ")");
+                throw new Refusal(Refusal.Kind.WRONG_STATE, "connection " + hex(localCommId) + " was answered already ("
+                        + state(s) + ")");
             }
             int flags = table.flags(s);
             CmRep rep = new CmRep(localCommId, table.remoteCommId(s), 0, a.qpn(), 0, a.startingPsn(), 0,
@@ -363,10 +367,12 @@ public final class Sessions implements AutoCloseable {
         synchronized (lock) {
             int s = table.byLocal(localCommId);
             if (s == SessionTable.NONE || !owner(s).equals(owner)) {
-                throw new Refusal(Refusal.Kind.NOT_YOURS, "connection " + hex(localCommId) + " is no connection of yours");
+                throw new Refusal(Refusal.Kind.NOT_YOURS, "connection " + hex(localCommId)
+                        + " is no connection of yours");
             }
             if (state(s) != State.ESTABLISHED) {
-                throw new Refusal(Refusal.Kind.WRONG_STATE, "connection " + hex(localCommId) + " is " + state(s) + ", not established");
+                throw new Refusal(Refusal.Kind.WRONG_STATE, "connection " + hex(localCommId) + " is " + state(s)
+                        + ", not established");
             }
             sendDreq(s, privateData);
         }
@@ -374,7 +380,8 @@ public final class Sessions implements AutoCloseable {
 
     private void sendDreq(int s, byte[] privateData) {
         Answered x = answered(s);
-        x.lastSent = answer(s, new CmDreq(table.localCommId(s), table.remoteCommId(s), columns(s).reqLocalQpn[at(s)], Octets.of(privateData)));
+        x.lastSent = answer(s, new CmDreq(table.localCommId(s), table.remoteCommId(s), columns(s).reqLocalQpn[at(s)],
+                Octets.of(privateData)));
         state(s, State.DREQ_SENT);
         x.retriesLeft = maxRetries(s);
         send(port(s), x.lastSent, "dreq");
@@ -415,8 +422,8 @@ public final class Sessions implements AutoCloseable {
     }
 
     private void sendRej(int s, int reason) {
-        CmRej rej = new CmRej(table.localCommId(s), table.remoteCommId(s), state(s) == State.REP_SENT ? 1 : 0, 0, reason,
-                Octets.zeros(0), Octets.zeros(0));
+        CmRej rej = new CmRej(table.localCommId(s), table.remoteCommId(s),
+                state(s) == State.REP_SENT ? 1 : 0, 0, reason, Octets.zeros(0), Octets.zeros(0));
         send(port(s), answer(s, rej), "rej");
     }
 
@@ -428,7 +435,8 @@ public final class Sessions implements AutoCloseable {
         if (m instanceof CmRep rep) {
             // We never send REQs, so no REP can be ours: cm_rep_handler answers REJ INVALID_COMM_ID.
             metrics.drop("rep-unknown");
-            CmRej rej = new CmRej(0, rep.localCommId(), 1, 0, RejReason.INVALID_COMM_ID.code(), Octets.zeros(0), Octets.zeros(0));
+            CmRej rej = new CmRej(0, rep.localCommId(), 1, 0, RejReason.INVALID_COMM_ID.code(), Octets.zeros(0),
+                    Octets.zeros(0));
             send(port, RoceFrameBuilder.reply(frame, rej, ReturnPath.UDP_SOURCE_PORT, 0), "rej");
             return;
         }
@@ -446,8 +454,8 @@ public final class Sessions implements AutoCloseable {
             } else if (m instanceof CmDreq dreq) {
                 int s = match(dreq.remoteCommId(), dreq.localCommId());
                 // cm_dreq_handler: a DREQ for a connection we no longer know still gets its DREP (cm_issue_drep)
-                send(port, RoceFrameBuilder.reply(frame, new CmDrep(dreq.remoteCommId(), dreq.localCommId(), Octets.zeros(0)),
-                        ReturnPath.UDP_SOURCE_PORT, 0), "drep");
+                CmDrep drep = new CmDrep(dreq.remoteCommId(), dreq.localCommId(), Octets.zeros(0));
+                send(port, RoceFrameBuilder.reply(frame, drep, ReturnPath.UDP_SOURCE_PORT, 0), "drep");
                 if (s == SessionTable.NONE) {
                     metrics.drop("dreq-stale");
                 } else if (state(s) == State.ESTABLISHED || state(s) == State.DREQ_SENT || state(s) == State.REP_SENT) {
@@ -543,7 +551,10 @@ public final class Sessions implements AutoCloseable {
         }
     }
 
-    /** The connection is disconnected ({@code reason} 0, or why not cleanly) and waits out time-wait before it is forgotten. */
+    /**
+     * The connection is disconnected ({@code reason} 0, or why not cleanly) and waits out
+     * time-wait before it is forgotten.
+     */
     private void timeWait(int s, int reason) {
         state(s, State.TIMEWAIT);
         event(s, CmEvent.Kind.DISCONNECTED, reason);
@@ -626,8 +637,9 @@ public final class Sessions implements AutoCloseable {
     private ReturnPath returnPath(int s) {
         Columns c = columns(s);
         int i = at(s);
-        return new ReturnPath(Arrays.copyOfRange(c.headers, i * HEADERS, i * HEADERS + c.headerLength[i]), c.transactionId[i],
-                new Gid(c.requesterHi[i], c.requesterLo[i]), true, table.remoteCommId(s), table.remoteCaGuid(s));
+        return new ReturnPath(Arrays.copyOfRange(c.headers, i * HEADERS, i * HEADERS + c.headerLength[i]),
+                c.transactionId[i], new Gid(c.requesterHi[i], c.requesterLo[i]), true, table.remoteCommId(s),
+                table.remoteCaGuid(s));
     }
 
     /** Told of each connection as it is forgotten, whatever ended it. */

@@ -7,5 +7,5 @@ package io.cmdemux.dataplane.consumer;
  * @param qpn the consumer's QP number (24 bits)
  * @param startingPsn 24 bits
  */
-public record Acceptance(long traceId, int qpn, int startingPsn, int responderResources, int initiatorDepth, int rnrRetryCount,
-        boolean srq, boolean flowControl, byte[] privateData) {}
+public record Acceptance(long traceId, int qpn, int startingPsn, int responderResources, int initiatorDepth,
+        int rnrRetryCount, boolean srq, boolean flowControl, byte[] privateData) {}

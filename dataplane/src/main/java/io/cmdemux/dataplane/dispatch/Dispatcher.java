@@ -55,24 +55,30 @@ public final class Dispatcher {
      * Our answer to one request: the frame to repeat for duplicates (null if none), or for a
      * delivered REQ how to answer it ({@code request}), from which its MRA is rebuilt if a duplicate needs it.
      */
-    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId, ReturnPath request) {
+    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId,
+            ReturnPath request) {
         byte[] repeat() {
             return frame != null ? frame : request != null ? request.mra(localCommId) : null;
         }
     }
 
-    /** What a consumer's REJECT of a delivery without a session needs; {@code sidr} is the SIDR REQ, or null for a REQ. */
+    /**
+     * What a consumer's REJECT of a delivery without a session needs; {@code sidr} is the SIDR REQ, or null for a REQ.
+     */
     private record Pending(ReturnPath request, FrameSender port, int localCommId, CmSidrReq sidr) {}
 
-    public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow, Sessions sessions) {
+    public Dispatcher(Consumers consumers, Metrics metrics, RejLimiter limiter, Duration duplicateWindow,
+            Sessions sessions) {
         this.consumers = consumers;
         this.sessions = sessions;
         this.metrics = metrics;
         this.limiter = limiter;
         // Caffeine's upkeep (expiry, eviction) runs on the thread that wrote, the tap's, in the batches
         // Caffeine makes anyway: a common-pool task for it is a thread wake-up for every few REQs.
-        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20).executor(Runnable::run).build();
-        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20).executor(Runnable::run).build();
+        this.seen = Caffeine.newBuilder().expireAfterWrite(duplicateWindow).maximumSize(1 << 20)
+                .executor(Runnable::run).build();
+        this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20)
+                .executor(Runnable::run).build();
         this.duplicateWindowNanos = duplicateWindow.toNanos();
         consumers.onReject(this::consumerRejected);
         sessions.onForgotten(this::sessionForgotten);
@@ -132,16 +138,19 @@ public final class Dispatcher {
                     return d.droppedFor(Decision.Drop.SESSIONS_FULL, SESSIONS_FULL);
                 }
                 if (meta.sidr()) {
-                    pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId, (CmSidrReq) frame.mad().message()));
+                    pending.put(traceId, new Pending(ReturnPath.of(frame), port, localCommId,
+                            (CmSidrReq) frame.mad().message()));
                 }
-                Consumers.Handover handover = consumers.deliver(new Consumers.Delivery(traceId, d.listener(), raw, meta, d));
+                Consumers.Handover handover = consumers.deliver(new Consumers.Delivery(traceId, d.listener(),
+                        raw, meta, d));
                 if (handover != Consumers.Handover.TAKEN) {
                     pending.invalidate(traceId);
                     sessions.forget(traceId);
                     if (meta.sidr()) {
                         // cm_sidr_req_handler: whatever the handler's error (-ENOMEM for a full backlog too),
                         // cm_destroy_id in IB_CM_SIDR_REQ_RCVD answers with cm_reject_sidr_req(IB_SIDR_REJECT).
-                        metrics.decision("reject", handover == Consumers.Handover.BACKLOG ? Decision.Drop.CONSUMER_BACKLOG.label() : "consumer-gone");
+                        metrics.decision("reject", handover == Consumers.Handover.BACKLOG
+                                ? Decision.Drop.CONSUMER_BACKLOG.label() : "consumer-gone");
                         answerReject(frame, meta, port, localCommId, Decision.SIDR_REJECT, new byte[0], new byte[0]);
                         return d;
                     }
@@ -150,10 +159,12 @@ public final class Dispatcher {
                         // -ENOMEM, and the request is dropped without a REJ so that the peer retries.
                         metrics.drop(Decision.Drop.CONSUMER_BACKLOG.label());
                         metrics.decision("drop", "");
-                        return d.droppedFor(Decision.Drop.CONSUMER_BACKLOG, "consumer backlog full: the listener's consumer is not reading");
+                        return d.droppedFor(Decision.Drop.CONSUMER_BACKLOG,
+                                "consumer backlog full: the listener's consumer is not reading");
                     }
                     metrics.decision("reject", "consumer-gone");
-                    answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED, new byte[0], new byte[0]);
+                    answerReject(frame, meta, port, localCommId, Decision.REJ_CONSUMER_DEFINED,
+                            new byte[0], new byte[0]);
                     return d;
                 }
                 metrics.decision("deliver", "");
@@ -177,8 +188,12 @@ public final class Dispatcher {
         return d;
     }
 
-    /** The drop reason of a request that found {@code --max-sessions} connections held (drops_total{reason="sessions-full"}). */
-    static final String SESSIONS_FULL = "sessions full: the daemon holds --max-sessions connections; the requester's retry may find room";
+    /**
+     * The drop reason of a request that found {@code --max-sessions} connections held
+     * (drops_total{reason="sessions-full"}).
+     */
+    static final String SESSIONS_FULL = "sessions full: the daemon holds --max-sessions connections;"
+            + " the requester's retry may find room";
 
     /** See {@link Consumers#holdDeliveries()}. */
     public void holdDeliveries() {
@@ -190,7 +205,10 @@ public final class Dispatcher {
         consumers.releaseDeliveries();
     }
 
-    /** A delivered REQ's session ended: if the REQ came within the duplicate window, its retransmissions are answered from here for a window more. */
+    /**
+     * A delivered REQ's session ended: if the REQ came within the duplicate window, its retransmissions are answered
+     * from here for a window more.
+     */
     private void sessionForgotten(ReturnPath request, FrameSender port, int localCommId, long deliveredNanos) {
         if (System.nanoTime() - deliveredNanos < duplicateWindowNanos) {
             seen.put(key(request), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
@@ -209,15 +227,16 @@ public final class Dispatcher {
         }
         metrics.decision("reject", "consumer");
         if (p.sidr() != null) {
-            // rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT) with the consumer's private data; a SIDR REP has no reason.
+            // rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT) with the consumer's private
+            // data; a SIDR REP has no reason.
             sendSidrRep(p.request(), p.port(), p.sidr(), Decision.SIDR_REJECT, privateData);
             return;
         }
         answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData);
     }
 
-    private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId, int reason, byte[] ari,
-            byte[] privateData) {
+    private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId,
+            int reason, byte[] ari, byte[] privateData) {
         if (meta.sidr()) {
             // A SIDR REQ is refused with a SIDR_REP carrying the status: the decision's (1 unsupported, 2 reject).
             sendSidrRep(ReturnPath.of(frame), port, (CmSidrReq) frame.mad().message(), reason, privateData);
@@ -227,8 +246,10 @@ public final class Dispatcher {
     }
 
     private void sendSidrRep(ReturnPath request, FrameSender port, CmSidrReq sidr, int status, byte[] privateData) {
-        byte[] pd = privateData.length > CmSidrRep.PRIVATE_DATA_SIZE ? java.util.Arrays.copyOf(privateData, CmSidrRep.PRIVATE_DATA_SIZE) : privateData;
-        CmSidrRep rep = new CmSidrRep(sidr.requestId(), status & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0), Octets.of(pd));
+        byte[] pd = privateData.length > CmSidrRep.PRIVATE_DATA_SIZE
+                ? java.util.Arrays.copyOf(privateData, CmSidrRep.PRIVATE_DATA_SIZE) : privateData;
+        CmSidrRep rep = new CmSidrRep(sidr.requestId(), status & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0),
+                Octets.of(pd));
         byte[] out = request.answer(rep);
         if (limiter.allowReply(request.requester(), out.length)) {
             send(port, out, "sidr-rep");
@@ -237,10 +258,13 @@ public final class Dispatcher {
         }
     }
 
-    private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari, byte[] privateData) {
+    private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari,
+            byte[] privateData) {
         byte[] a = ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
-        byte[] pd = privateData.length > CmRej.PRIVATE_DATA_SIZE ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
-        CmRej rej = new CmRej(localCommId, request.remoteCommId(), 0, a.length, reason & 0xffff, Octets.of(a), Octets.of(pd));
+        byte[] pd = privateData.length > CmRej.PRIVATE_DATA_SIZE
+                ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
+        CmRej rej = new CmRej(localCommId, request.remoteCommId(), 0, a.length, reason & 0xffff, Octets.of(a),
+                Octets.of(pd));
         byte[] out = request.answer(rej);
         ReqKey key = key(request);
         if (key != null) {
@@ -256,7 +280,8 @@ public final class Dispatcher {
     private void send(FrameSender port, byte[] frame, String what) {
         try {
             port.send(frame);
-            metrics.sent(what.startsWith("REJ") ? "rej" : what.equals("MRA") ? "mra" : what.equals("sidr-rep") ? "sidr-rep" : "repeat");
+            metrics.sent(what.startsWith("REJ") ? "rej" : what.equals("MRA") ? "mra" : what.equals("sidr-rep")
+                    ? "sidr-rep" : "repeat");
         } catch (IOException e) {
             metrics.drop("send-failed");
             log.warn("sending {} failed: {}", what, e.getMessage());
@@ -271,7 +296,8 @@ public final class Dispatcher {
     }
 
     private static ReqKey key(ReturnPath request) {
-        return request.req() ? new ReqKey(Integer.toUnsignedLong(request.remoteCommId()), request.remoteCaGuid()) : null;
+        return request.req() ? new ReqKey(Integer.toUnsignedLong(request.remoteCommId()),
+                request.remoteCaGuid()) : null;
     }
 
 }

@@ -119,7 +119,8 @@ public final class Metrics {
     public java.util.List<Reading> readings() {
         java.util.List<Reading> out = new java.util.ArrayList<>();
         for (io.micrometer.core.instrument.Meter m : registry.getMeters()) {
-            String tags = String.join(",", m.getId().getTags().stream().map(t -> t.getKey() + "=" + t.getValue()).toList());
+            String tags = String.join(",", m.getId().getTags().stream()
+                    .map(t -> t.getKey() + "=" + t.getValue()).toList());
             if (m instanceof Counter c) {
                 out.add(new Reading(m.getId().getName(), tags, c.count()));
             } else if (m instanceof Gauge g) {

@@ -19,11 +19,12 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  */
 public final class DecisionLog {
     /**
-     * One decision: its number here (from 1), the dispatcher's trace ID, when, where, the request, the answer, and the host
-     * state it was made on (immutable, and sharing all unchanged namespaces with its neighbours, so a hundred of them cost
-     * little), so that its picture shows the host as the resolver saw it.
+     * One decision: its number here (from 1), the dispatcher's trace ID, when, where, the request, the answer, and the
+     * host state it was made on (immutable, and sharing all unchanged namespaces with its neighbours, so a hundred of
+     * them cost little), so that its picture shows the host as the resolver saw it.
      */
-    public record Entry(long seq, long traceId, long epochMillis, String device, PacketMeta meta, Decision decision, HostState state) {}
+    public record Entry(long seq, long traceId, long epochMillis, String device, PacketMeta meta, Decision decision,
+            HostState state) {}
 
     private final int capacity;
     private final AtomicReferenceArray<Entry> slots;
@@ -42,7 +43,8 @@ public final class DecisionLog {
     }
 
     /** Safe from any thread; returns the entry's sequence number. */
-    public long add(long traceId, long epochMillis, String device, PacketMeta meta, Decision decision, HostState state) {
+    public long add(long traceId, long epochMillis, String device, PacketMeta meta, Decision decision,
+            HostState state) {
         long seq = last.incrementAndGet();
         slots.set(slot(seq), new Entry(seq, traceId, epochMillis, device, meta, decision, state));
         return seq;

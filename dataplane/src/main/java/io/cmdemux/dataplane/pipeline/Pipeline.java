@@ -58,8 +58,8 @@ public final class Pipeline {
      * @param guarded whether the nftables guard drops RoCEv2 at every soft port's netdev, so that a
      *     frame arriving on a bond's port never reaches the bond's own tap
      */
-    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, boolean guarded, Dispatcher dispatcher, Sessions sessions,
-            RejLimiter limiter, Metrics metrics, DecisionLog decisions) {
+    public Pipeline(Supplier<HostState> state, DecisionCache cache, ResolverMode mode, boolean guarded,
+            Dispatcher dispatcher, Sessions sessions, RejLimiter limiter, Metrics metrics, DecisionLog decisions) {
         this.guarded = guarded;
         this.sessions = sessions;
         this.state = state;
@@ -125,7 +125,9 @@ public final class Pipeline {
         return o.byDevice().getOrDefault(device, device);
     }
 
-    /** Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null. */
+    /**
+     * Handles one frame that arrived on {@code device} port 1 at {@code arrivedNanos}; returns the decision or null.
+     */
     public Decision onFrame(String device, byte[] raw, long arrivedNanos, FrameSender port) {
         // The state in force when the frame arrived, or a newer one: never an older one.
         HostState now = state.get();

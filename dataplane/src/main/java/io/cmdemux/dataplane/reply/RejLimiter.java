@@ -13,7 +13,8 @@ import java.time.Duration;
 public final class RejLimiter {
     private final double perSecond;
     /** Its upkeep runs on the caller's thread, as the dispatcher's caches' does (see there). */
-    private final Cache<Gid, Bucket> sources = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(5)).maximumSize(100_000)
+    private final Cache<Gid, Bucket> sources = Caffeine.newBuilder().expireAfterAccess(Duration.ofMinutes(5))
+            .maximumSize(100_000)
             .executor(Runnable::run).build();
 
     private static final class Bucket {

@@ -16,7 +16,8 @@ import java.util.Arrays;
  *
  * @param req whether the request was a REQ (else a SIDR REQ, with no comm ID)
  */
-public record ReturnPath(byte[] headers, long transactionId, Gid requester, boolean req, int remoteCommId, long remoteCaGuid) {
+public record ReturnPath(byte[] headers, long transactionId, Gid requester, boolean req, int remoteCommId,
+        long remoteCaGuid) {
     /** The UDP source port of everything the daemon sends. */
     public static final int UDP_SOURCE_PORT = 0xc000;
     /** CMA_CM_MRA_SETTING: the service timeout of the MRA rdma_cm sends for a REQ it hands to its user. */

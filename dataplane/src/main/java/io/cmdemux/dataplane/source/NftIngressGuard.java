@@ -39,7 +39,8 @@ public final class NftIngressGuard implements AutoCloseable {
         int i = 0;
         for (String n : netdevs) {
             sb.append("  chain port").append(i++).append(" {\n")
-                    .append("    type filter hook ingress device \"").append(n).append("\" priority -500; policy accept;\n")
+                    .append("    type filter hook ingress device \"").append(n)
+                    .append("\" priority -500; policy accept;\n")
                     .append("    udp dport 4791 counter drop comment \"cmdemux soft RDMA port\"\n")
                     .append("    ip6 nexthdr udp udp dport 4791 counter drop\n")
                     .append("  }\n");

@@ -45,7 +45,8 @@ public final class SoftPortTap implements AutoCloseable {
     private final Metrics metrics;
     private final FrameSender port;
     private final PacketSocket.SendBatch replies = new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER);
-    private final ThreadLocal<PacketSocket.SendBatch> otherThreads = ThreadLocal.withInitial(() -> new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER));
+    private final ThreadLocal<PacketSocket.SendBatch> otherThreads =
+            ThreadLocal.withInitial(() -> new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER));
     private final Thread thread;
     private volatile boolean running = true;
 
@@ -123,7 +124,9 @@ public final class SoftPortTap implements AutoCloseable {
         countOverruns(socket, metrics, device);
     }
 
-    /** Adds the frames the kernel dropped at {@code socket} since the last read to drops_total{reason="tap-overrun"}. */
+    /**
+     * Adds the frames the kernel dropped at {@code socket} since the last read to drops_total{reason="tap-overrun"}.
+     */
     static void countOverruns(PacketSocket socket, Metrics metrics, String device) {
         try {
             long drops = socket.statistics().drops();

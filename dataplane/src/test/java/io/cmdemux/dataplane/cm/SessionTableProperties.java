@@ -25,7 +25,8 @@ class SessionTableProperties {
 
     @Property(tries = 150)
     void lookupsAgreeWithAModel(@ForAll long seed, @ForAll @IntRange(min = 1, max = 9000) int maxSlots,
-            @ForAll @IntRange(min = 1, max = 20000) int operations, @ForAll @IntRange(min = 1, max = 4000) int keyRange) {
+            @ForAll @IntRange(min = 1, max = 20000) int operations,
+                    @ForAll @IntRange(min = 1, max = 4000) int keyRange) {
         Random random = new Random(seed);
         // Chunks of 64 slots, so that a run takes many of them; each must be announced once, in order.
         List<Integer> chunks = new ArrayList<>();
@@ -34,8 +35,8 @@ class SessionTableProperties {
         List<Integer> live = new ArrayList<>();
         for (int i = 0; i < operations; i++) {
             if (live.isEmpty() || random.nextInt(100) < 60) {
-                Keys k = new Keys(random.nextInt(keyRange), random.nextInt(keyRange), random.nextInt(3), random.nextInt(keyRange),
-                        random.nextInt() & 0x7fffffff);
+                Keys k = new Keys(random.nextInt(keyRange), random.nextInt(keyRange), random.nextInt(3),
+                        random.nextInt(keyRange), random.nextInt() & 0x7fffffff);
                 int slot = table.add(k.local, k.remote, k.guid, k.trace, k.flags);
                 if (model.size() == maxSlots) {
                     assertThat(slot).isEqualTo(SessionTable.NONE);

@@ -31,7 +31,8 @@ class SessionsCommIdTest {
 
     @Test
     void theFirstRoundHandsOutDistinctIdsAndTheSecondSkipsThoseInUse() throws Exception {
-        try (Sessions sessions = new Sessions(Sessions.Config.defaults(), new NoConsumers(), new Metrics(), 0x0288000000000011L)) {
+        try (Sessions sessions = new Sessions(Sessions.Config.defaults(), new NoConsumers(), new Metrics(),
+                0x0288000000000011L)) {
             Set<Integer> first = new HashSet<>();
             for (int i = 0; i < 10_000; i++) {
                 assertThat(first.add(sessions.newCommId())).as("a new ID each time in the first round").isTrue();
@@ -53,7 +54,8 @@ class SessionsCommIdTest {
 
     @Test
     void aPrefetchOfAnyKeysChangesNothing() throws Exception {
-        try (Sessions sessions = new Sessions(Sessions.Config.defaults(), new NoConsumers(), new Metrics(), 0x0288000000000011L)) {
+        try (Sessions sessions = new Sessions(Sessions.Config.defaults(), new NoConsumers(), new Metrics(),
+                0x0288000000000011L)) {
             int held = sessions.newCommId();
             assertThat(sessions.delivered(7, held, req(0x4321), (FrameSender) frame -> { }, "consumer")).isTrue();
             java.util.Random random = new java.util.Random(5);
@@ -73,9 +75,11 @@ class SessionsCommIdTest {
     private static RoceFrame req(int commId) throws Exception {
         var src = InetAddresses.parse("10.88.0.99");
         var dst = InetAddresses.parse("10.88.0.11");
-        var r = RdmaCmRequests.req(commId, 0x0288000000000099L, 0x21, 0x200, PortSpace.TCP, src, 40001, dst, 7471, null);
-        byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:88:00:00:00:01"), HwAddr.parse("02:88:00:00:00:99"), null),
-                L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc001, 0xffff, 0, Mad.of(r, commId));
+        var r = RdmaCmRequests.req(commId, 0x0288000000000099L, 0x21, 0x200, PortSpace.TCP, src, 40001,
+                dst, 7471, null);
+        byte[] f = RoceFrameBuilder.cmFrame(new L2Header(HwAddr.parse("02:88:00:00:00:01"),
+                HwAddr.parse("02:88:00:00:00:99"), null), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc001, 0xffff, 0,
+                Mad.of(r, commId));
         return ((FrameResult.Decoded) RoceDecoder.decodeEthernet(f)).frame();
     }
 

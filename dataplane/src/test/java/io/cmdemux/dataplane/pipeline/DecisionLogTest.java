@@ -13,10 +13,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 
-/** The ring of last decisions: bounded, newest first, and consistent while tap threads write and the HTTP side reads. */
+/**
+ * The ring of last decisions: bounded, newest first, and consistent while tap threads write and the HTTP side reads.
+ */
 class DecisionLogTest {
     private static Decision drop(String why) {
-        return new Decision(Decision.Outcome.DROP, null, why, Decision.Drop.NO_GID, null, null, null, ResolverMode.KERNEL, List.of(), 1);
+        return new Decision(Decision.Outcome.DROP, null, why, Decision.Drop.NO_GID, null, null, null,
+                ResolverMode.KERNEL, List.of(), 1);
     }
 
     @Test
@@ -79,7 +82,8 @@ class DecisionLogTest {
                     if (e.seq() >= prev || !seen.add(e.seq())) {
                         problem.set("entries out of order or repeated: " + e.seq() + " after " + prev);
                     }
-                    if (!e.decision().dropReason().equals("t" + e.traceId()) || !e.device().equals("rxe" + e.traceId())) {
+                    if (!e.decision().dropReason().equals("t" + e.traceId())
+                            || !e.device().equals("rxe" + e.traceId())) {
                         problem.set("an entry mixed two writes: " + e);
                     }
                     prev = e.seq();

@@ -41,8 +41,8 @@ class TapOverrunAsRootTest {
         String tag = Integer.toString(ThreadLocalRandom.current().nextInt(36 * 36 * 36), 36);
         a = "cxto" + tag + "a";
         String b = "cxto" + tag + "b";
-        for (String[] argv : new String[][] {{"ip", "link", "add", a, "type", "veth", "peer", "name", b}, {"ip", "link", "set", a, "up"},
-                {"ip", "link", "set", b, "up"}}) {
+        for (String[] argv : new String[][] {{"ip", "link", "add", a, "type", "veth", "peer", "name", b},
+                {"ip", "link", "set", a, "up"}, {"ip", "link", "set", b, "up"}}) {
             Process p = new ProcessBuilder(argv).redirectErrorStream(true).start();
             String out = new String(p.getInputStream().readAllBytes());
             assertThat(p.waitFor()).as(String.join(" ", argv) + ": " + out).isZero();
@@ -69,8 +69,10 @@ class TapOverrunAsRootTest {
                 PacketSocket wire = PacketSocket.open(ifB, null, 100)) {
             int sent = 100;
             for (int comm = 1; comm <= sent; comm++) {
-                var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000, dst, 7471, null);
-                wire.send(RoceFrameBuilder.cmFrame(l2, L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0, Mad.of(req, comm)));
+                var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000,
+                        dst, 7471, null);
+                wire.send(RoceFrameBuilder.cmFrame(l2, L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff, 0,
+                        Mad.of(req, comm)));
             }
             Thread.sleep(300);
             SoftPortTap.countOverruns(tap, metrics, "rxe0");

@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class CniChainAsRootTest {
     private static final String NETWORK = "rdma-net";
-    private static final String K8S_ARGS = "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0;K8S_POD_INFRA_CONTAINER_ID=c1";
+    private static final String K8S_ARGS =
+            "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0;K8S_POD_INFRA_CONTAINER_ID=c1";
 
     @ParameterizedTest(name = "cniVersion {0}")
     @ValueSource(strings = {"0.4.0", "1.0.0"})
@@ -62,12 +63,14 @@ class CniChainAsRootTest {
             assertThat(add.last().stderr()).contains("GID index 3").contains("registered with the daemon");
 
             // gid-index by the pod's Kubernetes name, from the daemon's state directory
-            Host.Result byName = CniNode.cli("gid-index", "--pod", "team-a/trainer-0", "--pods-dir", node.socket.resolveSibling("pods").toString(),
+            Host.Result byName = CniNode.cli("gid-index", "--pod", "team-a/trainer-0", "--pods-dir",
+                    node.socket.resolveSibling("pods").toString(),
                     "--rdma-port", "soft0=" + node.uplink + ":v1,v2");
             assertThat(byName.exit()).as(byName.stderr()).isZero();
             assertThat(byName.stdout().strip()).isEqualTo("3");
             // topology names the pod in its namespace
-            JsonNode topo = CniRuntime.JSON.readTree(CniNode.cli("topology", "--json", "--pods-dir", node.socket.resolveSibling("pods").toString()).stdout());
+            JsonNode topo = CniRuntime.JSON.readTree(CniNode.cli("topology", "--json", "--pods-dir",
+                    node.socket.resolveSibling("pods").toString()).stdout());
             JsonNode mine = null;
             for (JsonNode n : topo.get("namespaces")) {
                 if (n.get("inode").asLong() == CniNode.inode(netns)) {
@@ -77,10 +80,12 @@ class CniChainAsRootTest {
             assertThat(mine).isNotNull();
             assertThat(mine.at("/pods/0/name").asText()).isEqualTo("trainer-0");
             // gids marks the pod's GID entries with its name
-            JsonNode gids = CniRuntime.JSON.readTree(CniNode.cli("gids", "--json", "--pods-dir", node.socket.resolveSibling("pods").toString(),
+            JsonNode gids = CniRuntime.JSON.readTree(CniNode.cli("gids", "--json", "--pods-dir",
+                    node.socket.resolveSibling("pods").toString(),
                     "--rdma-port", "soft0=" + node.uplink + ":v1,v2").stdout());
             assertThat(gids).filteredOn(e -> e.get("gid").asText().equals("::ffff:" + ip))
-                    .hasSize(2).allSatisfy(e -> assertThat(e.get("pods")).extracting(JsonNode::asText).containsExactly("team-a/trainer-0"));
+                    .hasSize(2).allSatisfy(e -> assertThat(e.get("pods")).extracting(JsonNode::asText)
+                            .containsExactly("team-a/trainer-0"));
             // and so does the daemon's own topology answer
             JsonNode daemonTopo = node.query(io.cmdemux.control.protocol.QueryKind.TOPOLOGY);
             assertThat(daemonTopo.get("namespaces")).filteredOn(n -> n.get("inode").asLong() == CniNode.inode(netns))
@@ -183,7 +188,8 @@ class CniChainAsRootTest {
             List<CniRuntime.Invocation> check = rt.check(list, a, add.result());
             CniRuntime.Invocation macvlan = check.get(0);
             CniRuntime.Invocation ours = check.get(1);
-            assertThat(macvlan.exit()).as("the reference plugin agrees the attachment is broken: %s", macvlan).isNotZero();
+            assertThat(macvlan.exit()).as("the reference plugin agrees the attachment is broken: %s",
+                    macvlan).isNotZero();
             assertThat(ours.exit()).as("%s", ours).isNotZero();
             assertThat(ours.code()).isGreaterThanOrEqualTo(100);
             assertThat(ours.json().get("msg").asText()).contains(cidr.substring(0, cidr.indexOf('/'))).contains("net1");

@@ -17,12 +17,16 @@ class CniDeployConflistAsRootTest {
         try (CniNode node = new CniNode("cnx")) {
             node.startDaemon("soft0=" + node.uplink);
             String netns = node.pod("p1");
-            String text = Files.readString(CniNode.REPO.resolve("scripts/deploy/rdma-net.conflist")).replace("\"eth1\"", "\"" + node.uplink + "\"")
-                    .replace("soft0=eth1", "soft0=" + node.uplink).replace("/run/cmdemux/cmdemux.sock", node.socket.toString());
+            String text = Files.readString(CniNode.REPO.resolve("scripts/deploy/rdma-net.conflist"))
+                    .replace("\"eth1\"", "\"" + node.uplink + "\"")
+                    .replace("soft0=eth1", "soft0=" + node.uplink)
+                    .replace("/run/cmdemux/cmdemux.sock", node.socket.toString());
             ObjectNode list = (ObjectNode) CniRuntime.JSON.readTree(text);
-            ((ObjectNode) list.get("plugins").get(0).get("ipam")).put("dataDir", Files.createTempDirectory(node.dir, "ipam").toString());
+            ((ObjectNode) list.get("plugins").get(0).get("ipam"))
+                    .put("dataDir", Files.createTempDirectory(node.dir, "ipam").toString());
             CniRuntime rt = node.runtime();
-            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1", "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=rdma-0");
+            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1",
+                    "IgnoreUnknown=1;K8S_POD_NAMESPACE=default;K8S_POD_NAME=rdma-0");
 
             CniRuntime.AddResult add = rt.add(list, a);
 

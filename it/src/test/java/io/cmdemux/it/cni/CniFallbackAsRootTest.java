@@ -27,7 +27,8 @@ class CniFallbackAsRootTest {
             ObjectNode ours = node.cmdemux();
             ours.putObject("rdma").putArray("softPorts").add(port);
             ObjectNode list = CniRuntime.conflist("1.0.0", "rdma-net", node.macvlan(node.uplink), ours);
-            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1", "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0");
+            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1",
+                    "IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=trainer-0");
 
             CniRuntime.AddResult add = rt.add(list, a);
 
@@ -58,7 +59,8 @@ class CniFallbackAsRootTest {
             String netns = node.pod("p1");
             CniRuntime rt = node.runtime();
             ObjectNode list = CniRuntime.conflist("1.0.0", "rdma-net", node.macvlan(node.uplink), node.cmdemux());
-            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1", "IgnoreUnknown=1;K8S_POD_NAME=trainer-0");
+            CniRuntime.Attachment a = new CniRuntime.Attachment("c1", netns, "net1",
+                    "IgnoreUnknown=1;K8S_POD_NAME=trainer-0");
             CniRuntime.AddResult add = rt.add(list, a);
             assertThat(add.ok()).as("%s", add.invocations()).isTrue();
 

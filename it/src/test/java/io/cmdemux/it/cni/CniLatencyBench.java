@@ -36,7 +36,8 @@ class CniLatencyBench {
             fallbackConf.putObject("rdma").putArray("softPorts").add(port);
             List<Round> fallback = rounds(node, fallbackConf, 1, FALLBACK_ROUNDS, "f", "the daemon is down");
             List<Long> inDaemon = new ArrayList<>();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("CNI ADD db(\\d+) net1: exit 0 in (\\d+) ms").matcher(node.daemonLog());
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("CNI ADD db(\\d+) net1: exit 0 in (\\d+) ms")
+                    .matcher(node.daemonLog());
             while (m.find()) {
                 if (Integer.parseInt(m.group(1)) >= WARMUP) {
                     inDaemon.add(Long.parseLong(m.group(2)) * 1_000_000);
@@ -47,34 +48,42 @@ class CniLatencyBench {
                 System.out.println(node.daemonLog());
             }
             StringBuilder t = new StringBuilder();
-            t.append("| path | rounds | macvlan + host-local alone, p50 | chain ADD, p50 | cmdemux-cni step, p50 / p90 | added (chain − alone), p50 |\n");
+            t.append("| path | rounds | macvlan + host-local alone, p50 | chain ADD, p50 | cmdemux-cni step,"
+                    + " p50 / p90 | added (chain − alone), p50 |\n");
             t.append("|---|---:|---:|---:|---:|---:|\n");
             row(t, "daemon running (thin client → daemon)", daemon);
             row(t, "daemon down (JVM fallback)", fallback);
-            System.out.println("\n" + t + "\nthe daemon's own time per ADD (CNI request in, reply out), p50 / p90: " + p(inDaemon, 50) / 1e6 + " / "
-                    + p(inDaemon, 90) / 1e6 + " ms over " + inDaemon.size() + " ADDs\nload average after the run: " + load + "\n");
+            System.out.println("\n" + t + "\nthe daemon's own time per ADD (CNI request in, reply out), p50 / p90: "
+                    + p(inDaemon, 50) / 1e6 + " / " + p(inDaemon, 90) / 1e6 + " ms over " + inDaemon.size()
+                    + " ADDs\nload average after the run: " + load + "\n");
         }
     }
 
-    private static List<Round> rounds(CniNode node, ObjectNode ours, int warmup, int rounds, String tag, String expectInLog) throws Exception {
+    private static List<Round> rounds(CniNode node, ObjectNode ours, int warmup, int rounds, String tag,
+            String expectInLog) throws Exception {
         CniRuntime rt = node.runtime();
         List<Round> out = new ArrayList<>();
-        // Two networks on one uplink, with IPAM ranges of their own: the same IP in two pods is an error cmdemux-cni reports.
+        // Two networks on one uplink, with IPAM ranges of their own: the same IP in two pods is
+        // an error cmdemux-cni reports.
         ObjectNode alone = CniRuntime.conflist("1.0.0", "bench-alone", node.macvlan(node.uplink, "10.78.0.0/24"));
         ObjectNode chain = CniRuntime.conflist("1.0.0", "bench", node.macvlan(node.uplink, "10.79.0.0/24"), ours);
         for (int i = 0; i < warmup + rounds; i++) {
             String podA = node.pod(tag + "a" + i);
             String podB = node.pod(tag + "b" + i);
-            CniRuntime.Attachment a = new CniRuntime.Attachment("a" + i, podA, "net1", "IgnoreUnknown=1;K8S_POD_NAME=a" + i);
-            CniRuntime.Attachment b = new CniRuntime.Attachment(tag + "b" + i, podB, "net1", "IgnoreUnknown=1;K8S_POD_NAME=b" + i);
+            CniRuntime.Attachment a = new CniRuntime.Attachment("a" + i, podA, "net1",
+                    "IgnoreUnknown=1;K8S_POD_NAME=a" + i);
+            CniRuntime.Attachment b = new CniRuntime.Attachment(tag + "b" + i, podB, "net1",
+                    "IgnoreUnknown=1;K8S_POD_NAME=b" + i);
 
             long t0 = System.nanoTime();
             CniRuntime.AddResult r0 = rt.add(alone, a);
             long t1 = System.nanoTime();
-            CniRuntime.Invocation mv = rt.exec("macvlan", "ADD", b, CniRuntime.derive(chain, chain.get("plugins").get(0), null));
+            CniRuntime.Invocation mv = rt.exec("macvlan", "ADD", b,
+                    CniRuntime.derive(chain, chain.get("plugins").get(0), null));
             long t2 = System.nanoTime();
             JsonNode prev = mv.json();
-            CniRuntime.Invocation cm = rt.exec("cmdemux-cni", "ADD", b, CniRuntime.derive(chain, chain.get("plugins").get(1), prev));
+            CniRuntime.Invocation cm = rt.exec("cmdemux-cni", "ADD", b,
+                    CniRuntime.derive(chain, chain.get("plugins").get(1), prev));
             long t3 = System.nanoTime();
 
             assertThat(r0.ok()).as("%s", r0.invocations()).isTrue();
@@ -95,9 +104,9 @@ class CniLatencyBench {
     private static void row(StringBuilder t, String name, List<Round> rounds) {
         long alone = p(rounds.stream().map(Round::macvlanAloneNs).toList(), 50);
         long chain = p(rounds.stream().map(Round::chainNs).toList(), 50);
-        t.append(String.format("| %s | %d | %.1f ms | %.1f ms | %.1f / %.1f ms | %.1f ms |%n", name, rounds.size(), alone / 1e6, chain / 1e6,
-                p(rounds.stream().map(Round::cmdemuxNs).toList(), 50) / 1e6, p(rounds.stream().map(Round::cmdemuxNs).toList(), 90) / 1e6,
-                (chain - alone) / 1e6));
+        t.append(String.format("| %s | %d | %.1f ms | %.1f ms | %.1f / %.1f ms | %.1f ms |%n", name, rounds.size(),
+                alone / 1e6, chain / 1e6, p(rounds.stream().map(Round::cmdemuxNs).toList(), 50) / 1e6,
+                p(rounds.stream().map(Round::cmdemuxNs).toList(), 90) / 1e6, (chain - alone) / 1e6));
     }
 
     private static long p(List<Long> xs, int pct) {

@@ -52,11 +52,13 @@ final class CniNode implements AutoCloseable {
         for (String p : List.of("macvlan", "host-local", "tuning")) {
             if (!Files.isExecutable(REFERENCE_PLUGINS.resolve(p))) {
                 throw new AssertionError("this test needs the CNI reference plugin " + REFERENCE_PLUGINS.resolve(p)
-                        + ": install the Debian package containernetworking-plugins (apt-get install -y containernetworking-plugins; .ci/run does this)");
+                        + ": install the Debian package containernetworking-plugins"
+                                + " (apt-get install -y containernetworking-plugins; .ci/run does this)");
             }
         }
         if (!Files.isRegularFile(JAR)) {
-            throw new AssertionError(JAR + " is missing: build it first (mvn -B -pl cli,it -am verify builds it before these tests)");
+            throw new AssertionError(JAR + " is missing: build it first"
+                    + " (mvn -B -pl cli,it -am verify builds it before these tests)");
         }
     }
 
@@ -142,13 +144,16 @@ final class CniNode implements AutoCloseable {
         Files.createDirectories(socket.getParent());
         Path log = dir.resolve("serve.log");
         // The CNI log at info: each CNI request's own time, for the latency bench.
-        daemon = new ProcessBuilder("java", "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info"), "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort, "--control-socket", socket.toString(),
+        String cniLog = "-Dorg.slf4j.simpleLogger.log.io.cmdemux.cni=" + System.getProperty("cni.daemonLog", "info");
+        daemon = new ProcessBuilder("java", cniLog, "-jar", JAR.toString(), "serve", "--rdma-port", rdmaPort,
+                "--control-socket", socket.toString(),
                 "--metrics", "127.0.0.1:0", "--no-nft")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
         while (System.nanoTime() < deadline) {
             if (!daemon.isAlive()) {
-                throw new AssertionError("cmdemux serve exited with " + daemon.exitValue() + ": " + Files.readString(log));
+                throw new AssertionError("cmdemux serve exited with " + daemon.exitValue() + ": "
+                        + Files.readString(log));
             }
             try (BlockingControlClient c = BlockingControlClient.connect(socket, Duration.ofSeconds(2))) {
                 if (c.call(Wire.QUERY, List.of(Messages.query(QueryKind.TOPOLOGY))).status() == Wire.OK) {
@@ -158,7 +163,8 @@ final class CniNode implements AutoCloseable {
                 Thread.sleep(100);
             }
         }
-        throw new AssertionError("cmdemux serve did not answer on " + socket + " within 90 s: " + Files.readString(log));
+        throw new AssertionError("cmdemux serve did not answer on " + socket + " within 90 s: "
+                + Files.readString(log));
     }
 
     /** What the daemon wrote so far (for failure messages). */
@@ -203,7 +209,8 @@ final class CniNode implements AutoCloseable {
 
     /** The IPv4 addresses of an interface in a namespace, as iproute2 reports them. */
     static List<String> ipv4(String netnsName, String ifname) throws IOException {
-        JsonNode a = CniRuntime.JSON.readTree(Host.sh("ip", "-n", netnsName, "-j", "-4", "addr", "show", "dev", ifname));
+        JsonNode a = CniRuntime.JSON.readTree(Host.sh("ip", "-n", netnsName, "-j", "-4", "addr", "show",
+                "dev", ifname));
         List<String> out = new ArrayList<>();
         for (JsonNode l : a) {
             for (JsonNode i : l.path("addr_info")) {

@@ -20,7 +20,8 @@ import org.junit.jupiter.api.Test;
 class CniRegistrationClaimsAsRootTest {
     private static Frame register(CniNode node, JsonNode claim) throws Exception {
         try (BlockingControlClient c = BlockingControlClient.connect(node.socket, Duration.ofSeconds(10))) {
-            return c.call(Wire.POD_REGISTER, List.of(Record.mandatory(Wire.R_JSON, CniRuntime.JSON.writeValueAsBytes(claim))));
+            return c.call(Wire.POD_REGISTER,
+                    List.of(Record.mandatory(Wire.R_JSON, CniRuntime.JSON.writeValueAsBytes(claim))));
         }
     }
 
@@ -32,7 +33,8 @@ class CniRegistrationClaimsAsRootTest {
         c.put("gidType", "RoCE v2");
         ObjectNode a = c.putArray("attachments").addObject();
         a.put("ifname", "net1").put("ifindex", 2).put("device", "soft0").put("port", 1).put("linkLayer", "ethernet");
-        a.putArray("gids").addObject().put("ip", ip).put("index", index).put("gid", "::ffff:" + ip).put("type", "RoCE v2");
+        a.putArray("gids").addObject().put("ip", ip).put("index", index).put("gid", "::ffff:" + ip)
+                .put("type", "RoCE v2");
         return c;
     }
 
@@ -56,7 +58,8 @@ class CniRegistrationClaimsAsRootTest {
             assertThat(swapped.status()).isEqualTo(Wire.EINVAL);
             assertThat(swapped.text()).contains(Long.toString(inode1)).contains("not " + inode2);
 
-            String hostNetns = "/proc/" + ProcessHandle.current().pid() + "/ns/net"; // this test runs in the host namespace
+            // this test runs in the host namespace
+            String hostNetns = "/proc/" + ProcessHandle.current().pid() + "/ns/net";
             Frame host = register(node, claim(hostNetns, CniNode.inode(hostNetns), ip, 3));
             assertThat(host.status()).isEqualTo(Wire.EINVAL);
             assertThat(host.text()).contains("host");

@@ -39,7 +39,8 @@ final class CniRuntime {
             try {
                 return JSON.readTree(stdout);
             } catch (IOException e) {
-                throw new AssertionError(type + " " + command + " printed no JSON: " + stdout + "\nstderr: " + stderr, e);
+                throw new AssertionError(type + " " + command + " printed no JSON: " + stdout
+                        + "\nstderr: " + stderr, e);
             }
         }
 
@@ -143,7 +144,8 @@ final class CniRuntime {
             Path err = Files.createTempFile("cni-stderr", ".txt");
             try {
                 Files.write(in, stdin);
-                ProcessBuilder pb = new ProcessBuilder(exe.toString()).redirectInput(in.toFile()).redirectOutput(out.toFile()).redirectError(err.toFile());
+                ProcessBuilder pb = new ProcessBuilder(exe.toString()).redirectInput(in.toFile())
+                        .redirectOutput(out.toFile()).redirectError(err.toFile());
                 Map<String, String> env = pb.environment();
                 env.keySet().removeIf(k -> !k.equals("PATH"));
                 cniEnv.forEach((k, v) -> {
@@ -157,8 +159,8 @@ final class CniRuntime {
                     p.destroyForcibly();
                     throw new AssertionError(type + " " + cniEnv.get("CNI_COMMAND") + " did not finish within 120 s");
                 }
-                return new Invocation(type, cniEnv.get("CNI_COMMAND"), p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
-                        Files.readString(err, StandardCharsets.UTF_8));
+                return new Invocation(type, cniEnv.get("CNI_COMMAND"), p.exitValue(),
+                        Files.readString(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8));
             } finally {
                 Files.deleteIfExists(in);
                 Files.deleteIfExists(out);

@@ -37,7 +37,8 @@ class CniSpecErrorsAsRootTest {
     }
 
     private static byte[] conf(String type, String version) {
-        ObjectNode c = type.equals("cmdemux-cni") ? node.cmdemux() : CniRuntime.JSON.createObjectNode().put("type", type);
+        ObjectNode c = type.equals("cmdemux-cni") ? node.cmdemux()
+                : CniRuntime.JSON.createObjectNode().put("type", type);
         c.put("cniVersion", version);
         c.put("name", "rdma-net");
         return c.toString().getBytes(StandardCharsets.UTF_8);
@@ -49,7 +50,8 @@ class CniSpecErrorsAsRootTest {
 
     @Test
     void malformedJsonIsError6LikeTheReferencePlugins() {
-        byte[] bad = ("{\"cniVersion\":\"1.0.0\",\"controlSocket\":\"" + node.socket + "\",\"name\":").getBytes(StandardCharsets.UTF_8);
+        byte[] bad = ("{\"cniVersion\":\"1.0.0\",\"controlSocket\":\"" + node.socket + "\",\"name\":")
+                .getBytes(StandardCharsets.UTF_8);
         CniRuntime.Invocation ours = rt.exec("cmdemux-cni", "ADD", attachment("IgnoreUnknown=1"), bad);
         CniRuntime.Invocation tuning = rt.exec("tuning", "ADD", attachment("IgnoreUnknown=1"), bad);
 
@@ -81,7 +83,8 @@ class CniSpecErrorsAsRootTest {
         assertThat(add.ok()).as("%s", add.invocations()).isTrue();
         ObjectNode ours = CniRuntime.derive(list, list.get("plugins").get(1), add.of("macvlan").json());
 
-        CniRuntime.Invocation refused = rt.exec("cmdemux-cni", "ADD", attachment("K8S_POD_NAME=trainer-0;FOO=bar"), ours);
+        CniRuntime.Invocation refused = rt.exec("cmdemux-cni", "ADD",
+                attachment("K8S_POD_NAME=trainer-0;FOO=bar"), ours);
         CniRuntime.Invocation macvlan = rt.exec("macvlan", "ADD", attachment("K8S_POD_NAME=trainer-0;FOO=bar"),
                 CniRuntime.derive(list, list.get("plugins").get(0), null));
 
@@ -91,18 +94,23 @@ class CniSpecErrorsAsRootTest {
         assertThat(refused.json().get("details").asText()).contains("IgnoreUnknown");
         assertThat(macvlan.exit()).as("the reference plugin refuses unknown CNI_ARGS as well: %s", macvlan).isNotZero();
         assertThat(macvlan.stdout()).contains("FOO");
-        assertThat(rt.exec("cmdemux-cni", "ADD", attachment("IgnoreUnknown=1;K8S_POD_NAME=trainer-0;FOO=bar"), ours).exit()).isZero();
-        assertThat(rt.del(list, attachment("IgnoreUnknown=1"), add.result())).allSatisfy(i -> assertThat(i.exit()).as("%s", i).isZero());
+        assertThat(rt.exec("cmdemux-cni", "ADD", attachment("IgnoreUnknown=1;K8S_POD_NAME=trainer-0;FOO=bar"), ours)
+                .exit()).isZero();
+        assertThat(rt.del(list, attachment("IgnoreUnknown=1"), add.result()))
+                .allSatisfy(i -> assertThat(i.exit()).as("%s", i).isZero());
     }
 
     @Test
     void aVersionThePluginDoesNotSpeakIsError1AndVersionSaysWhichItDoes() {
-        CniRuntime.Invocation old = rt.exec("cmdemux-cni", "ADD", attachment("IgnoreUnknown=1"), conf("cmdemux-cni", "0.3.1"));
+        CniRuntime.Invocation old = rt.exec("cmdemux-cni", "ADD", attachment("IgnoreUnknown=1"),
+                conf("cmdemux-cni", "0.3.1"));
         CniRuntime.Invocation tuning = rt.exec("tuning", "ADD", attachment("IgnoreUnknown=1"), conf("tuning", "1.1.0"));
         assertThat(old.code()).isEqualTo(1);
-        assertThat(tuning.code()).as("the reference plugins answer a version they do not speak with 1 too").isEqualTo(1);
+        assertThat(tuning.code()).as("the reference plugins answer a version they do not speak with 1 too")
+                .isEqualTo(1);
 
-        JsonNode v = rt.execWith("cmdemux-cni", Map.of("CNI_COMMAND", "VERSION"), "{\"cniVersion\":\"1.0.0\"}".getBytes(StandardCharsets.UTF_8)).json();
+        JsonNode v = rt.execWith("cmdemux-cni", Map.of("CNI_COMMAND", "VERSION"),
+                "{\"cniVersion\":\"1.0.0\"}".getBytes(StandardCharsets.UTF_8)).json();
         assertThat(v.get("cniVersion").asText()).isEqualTo("1.0.0");
         assertThat(v.get("supportedVersions")).extracting(JsonNode::asText).containsExactly("0.4.0", "1.0.0", "1.1.0");
     }

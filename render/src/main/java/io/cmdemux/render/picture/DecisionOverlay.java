@@ -85,7 +85,8 @@ public final class DecisionOverlay {
             out.classes.add("walk");
             out.classes.add(d.outcome() == Decision.Outcome.DELIVER ? "delivered" : "rejected");
             List<TraceStep> t = d.trace();
-            out.tooltip = String.join("\n", outcomeLines(d)) + (t.isEmpty() ? "" : "\n" + t.get(t.size() - 1).step() + ": " + t.get(t.size() - 1).why());
+            out.tooltip = String.join("\n", outcomeLines(d)) + (t.isEmpty() ? "" : "\n" + t.get(t.size() - 1).step()
+                    + ": " + t.get(t.size() - 1).why());
             Graph.Edge e = walkEdge(g, d, walkEdges.size() + 1, prev, OUTCOME, walk.trailing());
             e.classes.add("walk-end");
             walkEdges.add(e);
@@ -111,7 +112,8 @@ public final class DecisionOverlay {
             if (tip.length() > 0) {
                 tip.append('\n');
             }
-            tip.append(DecisionWalk.stepLabel(d.trace(), i)).append(" [").append(s.kernelFunction()).append("]: ").append(s.why());
+            tip.append(DecisionWalk.stepLabel(d.trace(), i)).append(" [").append(s.kernelFunction()).append("]: ")
+                    .append(s.why());
         }
         Graph.Edge e = g.edge("walk_" + n, from, to, "walk", lines);
         e.tooltip = tip.toString();
@@ -123,18 +125,21 @@ public final class DecisionOverlay {
             case DELIVER:
                 return List.of("DELIVER");
             case REJECT:
-                return List.of("REJECT " + d.rejectReason(), d.rejectReason() == Decision.REJ_INVALID_SERVICE_ID ? "invalid service ID" : "consumer defined");
+                return List.of("REJECT " + d.rejectReason(), d.rejectReason() == Decision.REJ_INVALID_SERVICE_ID
+                        ? "invalid service ID" : "consumer defined");
             default:
                 return List.of("DROP", "nothing is sent");
         }
     }
 
     /** The ingress port's part of the host, plus everything the trace and the other mode point at. */
-    private static Focus.Selection selection(TopologySnapshot topo, RdmaTopology rdma, Scene scene, List<String> caption) {
+    private static Focus.Selection selection(TopologySnapshot topo, RdmaTopology rdma, Scene scene,
+            List<String> caption) {
         Set<LinkRef> links = new LinkedHashSet<>();
         Set<NetnsId> namespaces = new LinkedHashSet<>();
         List<Focus.PortRef> ports = new ArrayList<>();
-        for (Decision d : scene.other() == null ? List.of(scene.decision()) : List.of(scene.decision(), scene.other())) {
+        for (Decision d : scene.other() == null ? List.of(scene.decision())
+                : List.of(scene.decision(), scene.other())) {
             for (int i = 0; i < d.trace().size(); i++) {
                 TraceStep s = d.trace().get(i);
                 collect(s.at(), links, namespaces, rdma, ports);
@@ -145,8 +150,9 @@ public final class DecisionOverlay {
                     }
                 }
                 if (rejected > CANDIDATES_DRAWN) {
-                    caption.add(d.mode().cliName() + " mode's step " + (i + 1) + " " + s.step() + " turned down " + rejected
-                            + (rejected >= Resolver.TURNED_DOWN_KEPT ? " or more" : "") + " candidates; the first " + CANDIDATES_DRAWN + " are drawn");
+                    caption.add(d.mode().cliName() + " mode's step " + (i + 1) + " " + s.step()
+                            + " turned down " + rejected + (rejected >= Resolver.TURNED_DOWN_KEPT ? " or more" : "")
+                            + " candidates; the first " + CANDIDATES_DRAWN + " are drawn");
                 }
             }
             if (d.netdev() != null) {
@@ -161,8 +167,9 @@ public final class DecisionOverlay {
             if (around.size() <= PORT_CONTEXT_LINKS) {
                 links.addAll(around);
             } else {
-                caption.add("only what the trace points at is drawn: " + p.device().name() + "/" + p.port().number() + " reaches "
-                        + around.size() + " links (cmdemux topology --port draws them)");
+                caption.add("only what the trace points at is drawn: " + p.device().name() + "/"
+                        + p.port().number() + " reaches " + around.size()
+                        + " links (cmdemux topology --port draws them)");
             }
         }
         links.removeIf(l -> topo.link(l) == null);
@@ -171,7 +178,8 @@ public final class DecisionOverlay {
         return Focus.of(topo, links, namespaces, ports);
     }
 
-    private static void collect(TraceRef ref, Set<LinkRef> links, Set<NetnsId> namespaces, RdmaTopology rdma, List<Focus.PortRef> ports) {
+    private static void collect(TraceRef ref, Set<LinkRef> links, Set<NetnsId> namespaces, RdmaTopology rdma,
+            List<Focus.PortRef> ports) {
         if (ref instanceof TraceRef.Port p) {
             port(rdma, p.device(), p.port()).filter(x -> !ports.contains(x)).ifPresent(ports::add);
         } else if (ref instanceof TraceRef.GidIndex gi && gi.ndev() != null) {
@@ -215,8 +223,9 @@ public final class DecisionOverlay {
         if (l.owner() != null) {
             n.label.add(l.owner());
         }
-        n.tooltip = "listener " + addr + ":" + l.port() + " (" + l.portSpace().cliName() + (l.afonly() ? ", afonly" : "") + ")"
-                + (l.owner() == null ? "" : ", owner " + l.owner()) + ", bound #" + l.bindOrder();
+        n.tooltip = "listener " + addr + ":" + l.port() + " (" + l.portSpace().cliName()
+                + (l.afonly() ? ", afonly" : "") + ")" + (l.owner() == null ? "" : ", owner " + l.owner()) + ", bound #"
+                + l.bindOrder();
         if (g.has(Ids.namespace(l.netns()))) {
             Graph.Edge e = g.edge(null, Ids.namespace(l.netns()), id, "listens", List.of());
             e.tooltip = "listens in this namespace";
@@ -239,7 +248,8 @@ public final class DecisionOverlay {
                     String port = Ids.rdmaPort(gi.device(), gi.port());
                     String ndev = gi.ndev() == null ? null : Ids.link(gi.ndev());
                     if (g.has(port) && ndev != null && g.has(ndev)) {
-                        Graph.Edge e = g.edge("rejected_gid_" + gi.index(), port, ndev, "candidate", List.of("gid " + gi.index() + " (" + s.step() + ")"));
+                        Graph.Edge e = g.edge("rejected_gid_" + gi.index(), port, ndev, "candidate",
+                                List.of("gid " + gi.index() + " (" + s.step() + ")"));
                         e.classes.add("dim");
                         e.tooltip = "GID index " + gi.index() + ": " + why;
                     }
@@ -282,19 +292,21 @@ public final class DecisionOverlay {
         String otherMode = other.mode().cliName();
         marked.classes.add("disagree");
         marked.label.add("≠ " + otherMode + " mode");
-        Graph.Node note = g.node(NOTE, null, Graph.Kind.NOTE, List.of(d.mode().cliName() + " ≠ " + otherMode, "at step " + label));
+        Graph.Node note = g.node(NOTE, null, Graph.Kind.NOTE,
+                List.of(d.mode().cliName() + " ≠ " + otherMode, "at step " + label));
         note.classes.add("disagree");
         note.tooltip = d.mode().cliName() + " and " + otherMode + " modes disagree at step " + label
                 + (scene.hint() == null ? "" : ":\n" + scene.hint());
         Graph.Edge toNote = g.edge(null, NOTE, marked.to, "note", List.of());
         toNote.tooltip = note.tooltip;
         // Where the other mode ended up, when that is another net device of the picture.
-        String otherEnd = other.netdev() != null && !other.netdev().equals(d.netdev()) && g.has(Ids.link(other.netdev()))
-                ? Ids.link(other.netdev()) : null;
+        String otherEnd = other.netdev() != null && !other.netdev().equals(d.netdev())
+                && g.has(Ids.link(other.netdev())) ? Ids.link(other.netdev()) : null;
         if (otherEnd != null && !otherEnd.equals(marked.to)) {
-            Graph.Edge e = g.edge("other_mode", marked.from, otherEnd, "other-mode", List.of(otherMode + " mode goes here"));
-            e.tooltip = otherMode + " mode's answer: " + (other.outcome() == Decision.Outcome.DROP ? "DROP, " + other.dropReason()
-                    : other.outcome() + " via this device");
+            Graph.Edge e = g.edge("other_mode", marked.from, otherEnd, "other-mode",
+                    List.of(otherMode + " mode goes here"));
+            e.tooltip = otherMode + " mode's answer: " + (other.outcome() == Decision.Outcome.DROP ? "DROP, "
+                    + other.dropReason() : other.outcome() + " via this device");
             g.node(otherEnd).classes.add("other-mode");
         }
     }

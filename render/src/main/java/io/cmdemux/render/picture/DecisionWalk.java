@@ -51,7 +51,9 @@ public final class DecisionWalk {
         return new Walk(List.copyOf(hops), List.copyOf(pending));
     }
 
-    /** The picture's node for what a step points at; a P_Key slot and an IB GID without a net device stay at their port. */
+    /**
+     * The picture's node for what a step points at; a P_Key slot and an IB GID without a net device stay at their port.
+     */
     public static String nodeOf(TraceRef ref) {
         if (ref instanceof TraceRef.Port p) {
             return Ids.rdmaPort(p.device(), p.port());

@@ -30,8 +30,10 @@ public final class DotWriter {
             sb.append(", label=").append(DotText.quoteLines(g.caption()));
         }
         sb.append("];\n");
-        sb.append("  node [fontname=").append(DotText.quote(FONT)).append(", fontsize=10, shape=box, style=rounded, margin=\"0.12,0.05\"];\n");
-        sb.append("  edge [fontname=").append(DotText.quote(FONT)).append(", fontsize=9, color=\"#555555\", fontcolor=\"#555555\"];\n");
+        sb.append("  node [fontname=").append(DotText.quote(FONT))
+                .append(", fontsize=10, shape=box, style=rounded, margin=\"0.12,0.05\"];\n");
+        sb.append("  edge [fontname=").append(DotText.quote(FONT))
+                .append(", fontsize=9, color=\"#555555\", fontcolor=\"#555555\"];\n");
         Map<String, List<Graph.Node>> byCluster = new LinkedHashMap<>();
         for (Graph.Cluster c : g.clusters()) {
             byCluster.put(c.id, new ArrayList<>());
@@ -43,7 +45,8 @@ public final class DotWriter {
         }
         for (Graph.Cluster c : g.clusters()) {
             sb.append("  subgraph ").append(c.id).append(" {\n");
-            sb.append("    id=").append(DotText.quote(c.id)).append("; class=\"netns-cluster\"; style=rounded; color=\"#888888\";")
+            sb.append("    id=").append(DotText.quote(c.id)).append("; class=\"netns-cluster\"; style=rounded;"
+                    + " color=\"#888888\";")
                     .append(" fontsize=10; labelloc=t; label=").append(DotText.quoteLines(c.label)).append(";");
             if (c.tooltip != null) {
                 sb.append(" tooltip=").append(DotText.quoteTooltip(c.tooltip)).append(";");
@@ -117,7 +120,8 @@ public final class DotWriter {
             a.put("penwidth", "2");
         }
         sb.append(indent).append(n.id).append(" [id=").append(DotText.quote(n.id)).append(", class=")
-                .append(DotText.quote(String.join(" ", n.classes))).append(", label=").append(DotText.quoteLines(n.label));
+                .append(DotText.quote(String.join(" ", n.classes))).append(", label=")
+                .append(DotText.quoteLines(n.label));
         if (!style.isEmpty()) {
             sb.append(", style=").append(DotText.quote(String.join(",", style)));
         }
@@ -175,7 +179,8 @@ public final class DotWriter {
         if (!e.directed) {
             a.put("dir", "none");
         }
-        sb.append("  ").append(e.from).append(" -> ").append(e.to).append(" [id=").append(DotText.quote(e.id)).append(", class=")
+        sb.append("  ").append(e.from).append(" -> ").append(e.to).append(" [id=").append(DotText.quote(e.id))
+                .append(", class=")
                 .append(DotText.quote(String.join(" ", e.classes)));
         if (!e.label.isEmpty()) {
             sb.append(", label=").append(DotText.quoteLines(e.label));
@@ -185,7 +190,8 @@ public final class DotWriter {
         }
         a.forEach((k, v) -> sb.append(", ").append(k).append('=').append(v));
         if (e.tooltip != null) {
-            sb.append(", tooltip=").append(DotText.quoteTooltip(e.tooltip)).append(", labeltooltip=").append(DotText.quoteTooltip(e.tooltip));
+            sb.append(", tooltip=").append(DotText.quoteTooltip(e.tooltip)).append(", labeltooltip=")
+                    .append(DotText.quoteTooltip(e.tooltip));
         }
         sb.append("];\n");
     }

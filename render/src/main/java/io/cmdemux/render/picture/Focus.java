@@ -42,10 +42,11 @@ public record Focus(List<String> namespaces, String port) {
      * @param namespaces every namespace drawn
      * @param partial namespaces drawn only for context, with some of their links
      */
-    public record Selection(Set<LinkRef> links, Set<LinkRef> context, Set<NetnsId> namespaces, Set<NetnsId> partial, List<PortRef> ports,
-            boolean everything) {
+    public record Selection(Set<LinkRef> links, Set<LinkRef> context, Set<NetnsId> namespaces, Set<NetnsId> partial,
+            List<PortRef> ports, boolean everything) {
         /** The same selection with more links (and their namespaces) in it, each with its context. */
-        public Selection plus(TopologySnapshot topo, RdmaTopology rdma, Set<LinkRef> more, Set<NetnsId> moreNamespaces) {
+        public Selection plus(TopologySnapshot topo, RdmaTopology rdma, Set<LinkRef> more,
+                Set<NetnsId> moreNamespaces) {
             Set<LinkRef> focus = new LinkedHashSet<>(links);
             focus.removeAll(context);
             focus.addAll(more);
@@ -62,7 +63,8 @@ public record Focus(List<String> namespaces, String port) {
         Set<NetnsId> named = new LinkedHashSet<>();
         for (String n : namespaces) {
             NetnsState s = topo.findNamespace(n).orElseThrow(() -> new IllegalArgumentException("--namespace " + n
-                    + ": no such namespace (there are " + topo.namespaces().size() + "; `cmdemux topology` lists them)"));
+                    + ": no such namespace (there are " + topo.namespaces().size()
+                            + "; `cmdemux topology` lists them)"));
             named.add(s.id());
         }
         Set<LinkRef> focus = new LinkedHashSet<>();
@@ -121,11 +123,13 @@ public record Focus(List<String> namespaces, String port) {
     }
 
     /** Exactly these links and namespaces (each link with what it stands on) and these ports. */
-    public static Selection of(TopologySnapshot topo, Set<LinkRef> links, Set<NetnsId> namespaces, List<PortRef> ports) {
+    public static Selection of(TopologySnapshot topo, Set<LinkRef> links, Set<NetnsId> namespaces,
+            List<PortRef> ports) {
         return complete(topo, links, namespaces, ports, false);
     }
 
-    private static Selection complete(TopologySnapshot topo, Set<LinkRef> focus, Set<NetnsId> named, List<PortRef> ports, boolean everything) {
+    private static Selection complete(TopologySnapshot topo, Set<LinkRef> focus, Set<NetnsId> named,
+            List<PortRef> ports, boolean everything) {
         Set<LinkRef> context = new LinkedHashSet<>();
         for (LinkRef l : focus) {
             lowers(topo, l, focus, context);
@@ -171,12 +175,16 @@ public record Focus(List<String> namespaces, String port) {
             List<String> known = new ArrayList<>();
             rdma.devices().forEach(d -> d.ports().forEach(p -> known.add(d.name() + "/" + p.number())));
             throw new IllegalArgumentException("--port " + port + ": no such RDMA port ("
-                    + (known.isEmpty() ? "there are none; define a soft port with --rdma-port NAME=NETDEV" : "there are: " + String.join(", ", known)) + ")");
+                    + (known.isEmpty() ? "there are none; define a soft port with --rdma-port NAME=NETDEV"
+                            : "there are: " + String.join(", ", known)) + ")");
         }
         return out;
     }
 
-    /** The port's net devices, every upper of them at any depth (in any namespace), their IPoIB children, and the GID ndevs. */
+    /**
+     * The port's net devices, every upper of them at any depth (in any namespace), their IPoIB
+     * children, and the GID ndevs.
+     */
     static Set<LinkRef> closure(TopologySnapshot topo, RdmaPort port) {
         Set<LinkRef> out = new LinkedHashSet<>();
         Deque<LinkRef> todo = new ArrayDeque<>();
@@ -205,7 +213,10 @@ public record Focus(List<String> namespaces, String port) {
         return out;
     }
 
-    /** What a focus link stands on, so that its parent and master edges have both ends: parents, masters and ports of masters. */
+    /**
+     * What a focus link stands on, so that its parent and master edges have both ends: parents,
+     * masters and ports of masters.
+     */
     private static void lowers(TopologySnapshot topo, LinkRef l, Set<LinkRef> focus, Set<LinkRef> context) {
         Deque<LinkRef> todo = new ArrayDeque<>();
         topo.parentOf(l).ifPresent(todo::add);

@@ -76,7 +76,8 @@ public final class Graphviz {
         try {
             p = new ProcessBuilder(argv).start();
         } catch (IOException e) {
-            throw new GraphvizException("cannot run " + dot + ": " + e.getMessage() + " (Debian package " + PACKAGE + ")");
+            throw new GraphvizException("cannot run " + dot + ": " + e.getMessage() + " (Debian package "
+                    + PACKAGE + ")");
         }
         // Both pipes drained while we write, so a big graph cannot stall either side.
         CompletableFuture<byte[]> out = CompletableFuture.supplyAsync(() -> drain(p.getInputStream()));

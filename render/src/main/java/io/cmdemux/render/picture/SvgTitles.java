@@ -12,7 +12,8 @@ import java.util.regex.Pattern;
  */
 public final class SvgTitles {
     private static final Pattern GROUP = Pattern.compile(
-            "(<g id=\"([A-Za-z0-9_]+)\" class=\"[^\"]*\">\\s*<title>)[^<]*(</title>\\s*<g id=\"a_\\2\"><a xlink:title=\"([^\"]*)\")");
+            "(<g id=\"([A-Za-z0-9_]+)\" class=\"[^\"]*\">\\s*<title>)[^<]*(</title>\\s*<g id=\"a_\\2\"><a"
+                    + " xlink:title=\"([^\"]*)\")");
 
     private SvgTitles() {}
 

@@ -61,10 +61,12 @@ public final class TopologyGraph {
                 : s.names().isEmpty() ? "(unnamed)" : String.join(", ", s.names());
         List<String> label = new ArrayList<>();
         label.add((s.host() ? "" : "netns ") + who);
-        label.add("inode " + s.id().inode() + (s.hostNsid() >= 0 ? ", nsid " + s.hostNsid() : "") + (partial ? " (partial)" : ""));
+        label.add("inode " + s.id().inode() + (s.hostNsid() >= 0 ? ", nsid " + s.hostNsid() : "")
+                + (partial ? " (partial)" : ""));
         Graph.Cluster c = g.cluster(Ids.cluster(s.id()), label);
         c.tooltip = String.join("\n", label) + "\n" + s.links().size() + " links";
-        Graph.Node n = g.node(Ids.namespace(s.id()), c.id, Graph.Kind.NAMESPACE, List.of((s.host() ? "" : "netns ") + who));
+        Graph.Node n = g.node(Ids.namespace(s.id()), c.id, Graph.Kind.NAMESPACE,
+                List.of((s.host() ? "" : "netns ") + who));
         n.tooltip = c.tooltip;
         if (partial) {
             n.classes.add("context");
@@ -91,7 +93,8 @@ public final class TopologyGraph {
             n.classes.add("context");
         }
         StringBuilder tip = new StringBuilder();
-        tip.append(l.name()).append(" (ifindex ").append(l.ifindex()).append(") in ").append(s.displayName()).append('\n')
+        tip.append(l.name()).append(" (ifindex ").append(l.ifindex()).append(") in ")
+                .append(s.displayName()).append('\n')
                 .append(kindAndMode(l)).append(", ").append(l.up() ? "UP" : "DOWN").append(", mtu ").append(l.mtu());
         if (l.mac() != null && l.mac().length() > 0) {
             tip.append(", ").append(l.mac());
@@ -127,14 +130,16 @@ public final class TopologyGraph {
         String cluster = p.device().netns() != null && rdma.netnsMode() == RdmaTopology.NetnsMode.EXCLUSIVE
                 ? clusterOf(g, p.device().netns()) : null;
         Graph.Node dev = g.node(devId, cluster, Graph.Kind.RDMA_DEVICE,
-                List.of("RDMA " + p.device().name(), p.device().soft() ? "soft port" : String.format("node GUID %016x", p.device().nodeGuid())));
+                List.of("RDMA " + p.device().name(), p.device().soft() ? "soft port"
+                        : String.format("node GUID %016x", p.device().nodeGuid())));
         dev.tooltip = "RDMA device " + p.device().name() + (p.device().soft() ? " (a cmdemux soft RoCE port)" : "");
         String portId = Ids.rdmaPort(p.device().name(), p.port().number());
-        Graph.Node port = g.node(portId, cluster, Graph.Kind.RDMA_PORT, List.of(p.device().name() + "/" + p.port().number(),
-                (p.port().roce() ? "RoCE" : "InfiniBand") + (p.port().state() == null ? "" : ", " + p.port().state()),
-                p.port().gids().size() + " GIDs"));
-        port.tooltip = "port " + p.port().number() + " of " + p.device().name() + ": " + p.port().gids().size() + " GID entries, "
-                + p.port().pkeys().pkeys().size() + " P_Keys";
+        String linkLayer = (p.port().roce() ? "RoCE" : "InfiniBand")
+                + (p.port().state() == null ? "" : ", " + p.port().state());
+        Graph.Node port = g.node(portId, cluster, Graph.Kind.RDMA_PORT,
+                List.of(p.device().name() + "/" + p.port().number(), linkLayer, p.port().gids().size() + " GIDs"));
+        port.tooltip = "port " + p.port().number() + " of " + p.device().name() + ": " + p.port().gids().size()
+                + " GID entries, " + p.port().pkeys().pkeys().size() + " P_Keys";
         g.edge(null, devId, portId, "has-port", List.of());
         if (p.port().netdev() != null && g.has(Ids.link(p.port().netdev()))) {
             g.edge(null, portId, Ids.link(p.port().netdev()), "port-netdev", List.of("netdev"));
@@ -153,7 +158,8 @@ public final class TopologyGraph {
         }
         for (Map.Entry<LinkRef, TreeSet<Integer>> e : byNdev.entrySet()) {
             Graph.Edge edge = g.edge(null, portId, Ids.link(e.getKey()), "gid", List.of("gid " + join(e.getValue())));
-            edge.tooltip = "GID index " + join(e.getValue()) + " of " + p.device().name() + "/" + p.port().number() + " belongs to this device";
+            edge.tooltip = "GID index " + join(e.getValue()) + " of " + p.device().name() + "/" + p.port().number()
+                    + " belongs to this device";
         }
     }
 
@@ -215,8 +221,8 @@ public final class TopologyGraph {
         if (Boolean.TRUE.equals(active)) {
             e.classes.add("active-slave");
         }
-        e.tooltip = sl.name() + " is " + (active == null ? "a port" : role.equals("active") ? "the active slave" : "a backup slave")
-                + " of " + (m == null ? "?" : m.name());
+        e.tooltip = sl.name() + " is " + (active == null ? "a port" : role.equals("active") ? "the active slave"
+                : "a backup slave") + " of " + (m == null ? "?" : m.name());
     }
 
     /** For callers that add nodes later (a decision's listener): the cluster a namespace's nodes go in, if drawn. */

@@ -50,10 +50,13 @@ class DecisionPictureTest {
         rdma = Pods.rdma(topo);
         NetnsId pod3 = pods.pods.get(2);
         pod3Any = new Listener(pod3, PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, 4, null, "any");
-        pod3Wrong = new Listener(pod3, PortSpace.TCP, 7471, InetAddresses.parse("10.80.0.77"), false, 0, 5, null, "wrong");
+        pod3Wrong = new Listener(pod3, PortSpace.TCP, 7471, InetAddresses.parse("10.80.0.77"), false, 0, 5,
+                null, "wrong");
         List<Listener> ls = List.of(
-                new Listener(pods.pods.get(0), PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, 1, null, "p1"),
-                new Listener(pods.pods.get(1), PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0, 2, null, "p2"),
+                new Listener(pods.pods.get(0), PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0,
+                        1, null, "p1"),
+                new Listener(pods.pods.get(1), PortSpace.TCP, 7471, InetAddresses.parse("0.0.0.0"), false, 0,
+                        2, null, "p2"),
                 pod3Any, pod3Wrong);
         state = new HostState(topo, rdma, new ListenerTable(1, ls));
     }
@@ -61,12 +64,14 @@ class DecisionPictureTest {
     private static PacketMeta req(String dst, int port, HwAddr dmac) {
         InetAddress d = InetAddresses.parse(dst);
         InetAddress s = InetAddresses.parse("10.80.200.1");
-        return new PacketMeta(new IngressKey("rxe0", 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
-                PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(), dmac, false, 0x1234, QpType.RC, Gid.ofIp(s));
+        return new PacketMeta(new IngressKey("rxe0", 1, 0, 0xffff), NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d),
+                Gid.ofIp(s), 0xffff, 0xffff, PortSpace.TCP.serviceId(port), 0, 4, d, s, 40000, OptionalInt.empty(),
+                dmac, false, 0x1234, QpType.RC, Gid.ofIp(s));
     }
 
     private Graph draw(Decision d, Decision other) {
-        return DecisionOverlay.draw(topo, rdma, new DecisionOverlay.Scene(d, other, List.of("CM REQ"), List.of("caption"), "hint"));
+        return DecisionOverlay.draw(topo, rdma, new DecisionOverlay.Scene(d, other, List.of("CM REQ"),
+                List.of("caption"), "hint"));
     }
 
     /** The walk edges walk_1, walk_2, ... in order. */
@@ -102,7 +107,8 @@ class DecisionPictureTest {
     }
 
     private int lowestGidIndexFor(String ip) {
-        return rdma.devices().get(0).ports().get(0).gids().stream().filter(e -> e.gid().equals(Gid.ofIp(InetAddresses.parse(ip))))
+        return rdma.devices().get(0).ports().get(0).gids().stream()
+                .filter(e -> e.gid().equals(Gid.ofIp(InetAddresses.parse(ip))))
                 .mapToInt(GidEntry::index).min().orElseThrow();
     }
 
@@ -118,8 +124,10 @@ class DecisionPictureTest {
         String pod3Net1 = Ids.link(pods.net1(2));
         String pod3 = Ids.namespace(pods.pods.get(2));
         assertThat(walk).extracting(e -> e.from + ">" + e.to).containsExactly(
-                "request>port_rxe0_1", "port_rxe0_1>" + pod3Net1, pod3Net1 + ">" + pod3, pod3 + ">" + Ids.listener(pod3Any));
-        assertThat(stepsOnWalk(walk)).containsExactly("ingress-port", "gid-match", "resolve-requester", "ib-cm-listen", "path-route", "cma-header", "net-dev", "validate-net-dev",
+                "request>port_rxe0_1", "port_rxe0_1>" + pod3Net1, pod3Net1 + ">" + pod3,
+                        pod3 + ">" + Ids.listener(pod3Any));
+        assertThat(stepsOnWalk(walk)).containsExactly("ingress-port", "gid-match", "resolve-requester", "ib-cm-listen",
+                "path-route", "cma-header", "net-dev", "validate-net-dev",
                 "netns", "listener", "qp-type", "acquire-dev");
         assertThat(stepsOnWalk(walk)).isEqualTo(stepNames(d));
         assertThat(walk.get(1).label.get(0)).isEqualTo("2 gid-match: index " + lowestGidIndexFor(Pods.ip(2)));
@@ -136,7 +144,8 @@ class DecisionPictureTest {
         // The tooltip numbers the step as the trace does: the listener step, after the ib_cm and rdma_cm ones.
         int listenerStep = stepNames(d).indexOf("listener") + 1;
         assertThat(listenerStep).isGreaterThan(1);
-        assertThat(wrong.tooltip).startsWith(listenerStep + " listener rejected this: bound to 10.80.0.77, not " + Pods.ip(2));
+        assertThat(wrong.tooltip).startsWith(listenerStep + " listener rejected this: bound to 10.80.0.77, not "
+                + Pods.ip(2));
     }
 
     @Test
@@ -144,7 +153,8 @@ class DecisionPictureTest {
         LinkRef net1 = pods.net1(2);
         Decision d = Resolver.resolve(state, req(Pods.ip(2), 7471, topo.link(net1).mac()), ResolverMode.NETSTACK);
         List<Graph.Edge> walk = walk(draw(d, null));
-        assertThat(walk).extracting(e -> e.to).startsWith("port_rxe0_1", Ids.link(pods.up()), Ids.link(net1), Ids.namespace(net1.netns()));
+        assertThat(walk).extracting(e -> e.to).startsWith("port_rxe0_1", Ids.link(pods.up()), Ids.link(net1),
+                Ids.namespace(net1.netns()));
         assertThat(stepsOnWalk(walk)).isEqualTo(stepNames(d));
         Graph g = draw(d, null);
         for (int other : List.of(0, 1)) {
@@ -173,11 +183,14 @@ class DecisionPictureTest {
         assertThat(walk.stream().filter(e -> e.classes.contains("disagree"))).hasSize(1);
         Graph.Edge other = g.edges().stream().filter(e -> e.id.equals("other_mode")).findFirst().orElseThrow();
         assertThat(other.to).isEqualTo(Ids.link(loserNet1));
-        assertThat(g.node(DecisionOverlay.NOTE).tooltip).contains("kernel and netstack modes disagree at step 2 gid-match").contains("hint");
+        assertThat(g.node(DecisionOverlay.NOTE).tooltip).contains("kernel and netstack modes disagree at step 2"
+                + " gid-match").contains("hint");
 
         GidEntry shadowed = rdma.devices().get(0).ports().get(0).gids().stream()
-                .filter(e -> e.gid().equals(Gid.ofIp(InetAddresses.parse(SAME_IP))) && e.index() != winner).findFirst().orElseThrow();
-        Graph.Edge dim = g.edges().stream().filter(e -> e.id.equals("rejected_gid_" + shadowed.index())).findFirst().orElseThrow();
+                .filter(e -> e.gid().equals(Gid.ofIp(InetAddresses.parse(SAME_IP))) && e.index() != winner).findFirst()
+                .orElseThrow();
+        Graph.Edge dim = g.edges().stream().filter(e -> e.id.equals("rejected_gid_" + shadowed.index())).findFirst()
+                .orElseThrow();
         assertThat(dim.classes).contains("dim");
         assertThat(dim.to).isEqualTo(Ids.link(shadowed.ndev()));
         assertThat(dim.tooltip).contains("shadowed by index " + winner);

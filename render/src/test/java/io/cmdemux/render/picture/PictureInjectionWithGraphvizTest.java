@@ -25,7 +25,8 @@ class PictureInjectionWithGraphvizTest {
             "]]><svg onload=alert(1)>",
             "x'y`z");
     /** What Graphviz's SVG may contain; anything else came from a name. */
-    static final Set<String> SVG_VOCABULARY = Set.of("svg", "g", "title", "polygon", "polyline", "path", "ellipse", "text", "a");
+    static final Set<String> SVG_VOCABULARY = Set.of("svg", "g", "title", "polygon", "polyline", "path",
+            "ellipse", "text", "a");
 
     @Test
     void hostileNamespaceNamesAreTextInTheDotAndTheSvg() throws Exception {
@@ -56,7 +57,8 @@ class PictureInjectionWithGraphvizTest {
         pods.b.link(pods.pods.get(0), 3, "ev\nil\u0007").add();
         TopologySnapshot topo = pods.topology();
         RdmaTopology rdma = Pods.rdma(topo);
-        String svg = Graphviz.find("/usr/bin:/bin", 60_000).svg(DotWriter.write(TopologyGraph.build(topo, rdma, Focus.ALL.select(topo, rdma))));
+        String svg = Graphviz.find("/usr/bin:/bin", 60_000)
+                .svg(DotWriter.write(TopologyGraph.build(topo, rdma, Focus.ALL.select(topo, rdma))));
         Element link = SvgDoc.parse(svg).byId("link_" + pods.pods.get(0).inode() + "_3");
         assertThat(SvgDoc.texts(link).get(0)).isEqualTo("ev\uFFFDil\uFFFD #3");
     }
@@ -64,6 +66,7 @@ class PictureInjectionWithGraphvizTest {
     @Test
     void withoutGraphvizTheSvgFormatSaysWhichPackageToInstall() {
         assertThat(org.assertj.core.api.Assertions.catchThrowable(() -> Graphviz.find("/nonexistent", 1000)))
-                .isInstanceOf(Graphviz.GraphvizException.class).hasMessageContaining("install the Debian package graphviz");
+                .isInstanceOf(Graphviz.GraphvizException.class)
+                .hasMessageContaining("install the Debian package graphviz");
     }
 }

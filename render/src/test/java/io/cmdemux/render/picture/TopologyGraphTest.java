@@ -24,20 +24,23 @@ class TopologyGraphTest {
     }
 
     private static Graph.Edge edge(Graph g, String from, String to, String cssClass) {
-        return g.edges().stream().filter(e -> e.from.equals(from) && e.to.equals(to) && e.classes.contains(cssClass)).findFirst()
+        return g.edges().stream().filter(e -> e.from.equals(from) && e.to.equals(to)
+                && e.classes.contains(cssClass)).findFirst()
                 .orElseThrow(() -> new AssertionError("no " + cssClass + " edge " + from + " -> " + to));
     }
 
     @Test
     void everyNamespaceHasAClusterAndANodeAndEveryLinkANodeInIt() {
         Graph g = all();
-        List<NetnsId> nss = List.of(pods.b.host(), pods.pods.get(0), pods.pods.get(1), pods.pods.get(2), pods.pods.get(3));
+        List<NetnsId> nss = List.of(pods.b.host(), pods.pods.get(0), pods.pods.get(1), pods.pods.get(2),
+                pods.pods.get(3));
         for (NetnsId ns : nss) {
             assertThat(g.clusters()).anyMatch(c -> c.id.equals("cluster_" + ns.inode()));
             assertThat(g.node("ns_" + ns.inode()).cluster).isEqualTo("cluster_" + ns.inode());
         }
         for (int ifindex : List.of(1, Pods.UP, Pods.BOND, Pods.BOND_ACTIVE, Pods.BOND_BACKUP)) {
-            assertThat(g.node("link_" + pods.b.host().inode() + "_" + ifindex)).as("host ifindex %d", ifindex).isNotNull();
+            assertThat(g.node("link_" + pods.b.host().inode() + "_" + ifindex))
+                    .as("host ifindex %d", ifindex).isNotNull();
         }
         for (int i = 0; i < 4; i++) {
             Graph.Node net1 = g.node("link_" + pods.pods.get(i).inode() + "_2");
@@ -50,7 +53,8 @@ class TopologyGraphTest {
     @Test
     void aMacvlanInAPodHangsFromItsParentInTheHostAcrossTheNamespaceBoundary() {
         Graph g = all();
-        Graph.Edge e = edge(g, "link_" + pods.b.host().inode() + "_2", "link_" + pods.pods.get(2).inode() + "_2", "parent");
+        Graph.Edge e = edge(g, "link_" + pods.b.host().inode() + "_2",
+                "link_" + pods.pods.get(2).inode() + "_2", "parent");
         assertThat(e.classes).contains("cross-netns");
     }
 
@@ -83,7 +87,8 @@ class TopologyGraphTest {
             }
             assertThat(expected).as("the port's GID table gives pod %d an entry", i).isNotEmpty();
             Graph.Edge gid = edge(g, "port_rxe0_1", Ids.link(net1), "gid");
-            assertThat(gid.label).containsExactly("gid " + String.join(",", expected.stream().map(String::valueOf).toList()));
+            assertThat(gid.label)
+                    .containsExactly("gid " + String.join(",", expected.stream().map(String::valueOf).toList()));
         }
     }
 
@@ -94,10 +99,12 @@ class TopologyGraphTest {
         NetnsId pod3 = pods.pods.get(2);
         assertThat(g.has("link_" + pod3.inode() + "_1")).isTrue();
         assertThat(g.has("link_" + pod3.inode() + "_2")).isTrue();
-        assertThat(g.node("link_" + pods.b.host().inode() + "_2").classes).as("the uplink, for context").contains("context");
+        assertThat(g.node("link_" + pods.b.host().inode() + "_2").classes).as("the uplink, for context")
+                .contains("context");
         assertThat(g.has("link_" + pods.pods.get(3).inode() + "_2")).isFalse();
         assertThat(g.has("link_" + pods.b.host().inode() + "_" + Pods.BOND)).isFalse();
-        assertThat(g.clusters()).extracting(c -> c.id).containsExactlyInAnyOrder("cluster_" + pods.b.host().inode(), "cluster_" + pod3.inode());
+        assertThat(g.clusters()).extracting(c -> c.id).containsExactlyInAnyOrder("cluster_" + pods.b.host().inode(),
+                "cluster_" + pod3.inode());
         assertThat(g.has("port_rxe0_1")).as("the port reaches pod3's net1").isTrue();
     }
 
@@ -106,16 +113,19 @@ class TopologyGraphTest {
         Graph g = TopologyGraph.build(topo, rdma, new Focus(List.of(), "rxe0/1").select(topo, rdma));
         for (int i = 0; i < 4; i++) {
             assertThat(g.has(Ids.link(pods.net1(i)))).isTrue();
-            assertThat(g.has("link_" + pods.pods.get(i).inode() + "_1")).as("a pod's lo is no upper of the port").isFalse();
+            assertThat(g.has("link_" + pods.pods.get(i).inode() + "_1"))
+                    .as("a pod's lo is no upper of the port").isFalse();
         }
         assertThat(g.has("link_" + pods.b.host().inode() + "_" + Pods.BOND)).isFalse();
     }
 
     @Test
     void unknownNamespacesAndPortsAreUsageErrorsThatSayWhatExists() {
-        assertThatThrownBy(() -> new Focus(List.of("nosuch"), null).select(topo, rdma)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new Focus(List.of("nosuch"), null).select(topo, rdma))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("--namespace nosuch");
-        assertThatThrownBy(() -> new Focus(List.of(), "mlx5_0/1").select(topo, rdma)).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> new Focus(List.of(), "mlx5_0/1").select(topo, rdma))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("rxe0/1");
     }
 
