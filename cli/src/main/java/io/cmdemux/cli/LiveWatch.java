@@ -80,7 +80,12 @@ final class LiveWatch {
             RejectReasons reasons = RejectReasons.fromFormat(
                     Files.readString(t.format(FeatureCheck.IB_CM_EVENTS, "icm_send_rej"), StandardCharsets.US_ASCII));
             Correlator c = new Correlator(reasons, false);
-            Observations obs = new Observations(nl.dump(), () -> dumpOrNull(nl), pid -> namespaceOf(state, pid));
+            NldevDump first = nl.dump();
+            // A listener's process may be gone by the time its request is read (ucmatose -c 1 exits after one):
+            // each owner's namespace is taken when its cm_id is first seen.
+            remember(first);
+            Observations obs = new Observations(first, () -> remember(dumpOrNull(nl)),
+                    pid -> Optional.ofNullable(PID_NS.get(pid)).map(id -> ref(state, id)));
             TraceLineParser parser = new TraceLineParser();
             cmd.terminal.err().println("watch: reading " + t.directory() + "/trace_pipe");
             cmd.terminal.err().flush();
@@ -143,6 +148,29 @@ final class LiveWatch {
         }
     }
 
+    private static final Map<Integer, NetnsId> PID_NS = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private static NldevDump remember(NldevDump dump) {
+        if (dump != null) {
+            for (CmIdEntry c : dump.cmIds()) {
+                if (c.pid() != 0 && !PID_NS.containsKey(c.pid())) {
+                    try {
+                        Path ns = Path.of("/proc", Integer.toString(c.pid()), "ns", "net");
+                        PID_NS.put(c.pid(), NetnsDiscovery.idOf(ns));
+                    } catch (IOException e) {
+                        // gone already
+                    }
+                }
+            }
+        }
+        return dump;
+    }
+
+    private static NetnsRef ref(HostState state, NetnsId id) {
+        NetnsState ns = state.topology().namespace(id);
+        return new NetnsRef(id.inode(), ns == null ? List.of() : List.of(WatchCommand.name(ns)));
+    }
+
     /** The LISTEN cm_ids of the dump as the resolver's listeners, in the namespace of each owner's process. */
     static ListenerTable listeners(NldevDump dump) {
         List<Listener> out = new ArrayList<>();
@@ -152,11 +180,9 @@ final class LiveWatch {
             if (!c.listening() || c.src() == null || c.pid() == 0) {
                 continue;
             }
-            NetnsId ns;
-            try {
-                ns = NetnsDiscovery.idOf(Path.of("/proc", Integer.toString(c.pid()), "ns", "net"));
-            } catch (IOException e) {
-                continue; // the owner is gone
+            NetnsId ns = PID_NS.get(c.pid());
+            if (ns == null) {
+                continue; // the owner was gone before we saw it
             }
             PortSpace ps = PortSpace.byCode(c.ps());
             if (ps == null) {

@@ -201,7 +201,12 @@ final class WatchCommand implements Callable<Integer> {
         } else {
             o.putNull("prediction");
         }
-        o.put("agree", agree);
+        if (d == null) {
+            // Nothing to compare: the kprobe never saw it (ib_cm found no listener) and there is no capture.
+            o.putNull("agree");
+        } else {
+            o.put("agree", agree);
+        }
         try {
             return TopologyView.JSON.writeValueAsString(o);
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
