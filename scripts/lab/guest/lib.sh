@@ -19,7 +19,8 @@
 #   rdma/<ns>.pcap            the kernel's replies to the nldev dumps GET, PORT_GET, RES_CM_ID_GET in <ns> (nldev-dump)
 #   tracefs/trace.txt         the ib_cma (ib_cm's icm_*), rdma_cma and ib_mad tracepoints and our kretprobes on the
 #                             request handlers (group cmdemux_lab) from `record` to the end, from our own tracefs
-#                             instance; tracefs/formats/<system>/<event> their formats; tracefs/kprobes.txt which
+#                             instance (instances/cmdemux, as the observer makes it), with the observer's kprobe
+#                             cmdemux/req; tracefs/formats/<system>/<event> their formats; tracefs/kprobes.txt which
 #                             kretprobes this kernel took
 
 OUT=${OUT:?}
@@ -409,7 +410,36 @@ record_nldev() {
 # Our own tracefs instance (never the global buffer): ib_cm's and rdma_cma's tracepoints for the
 # requests, so that a REJ the kernel decided on but rxe could not send (no route back) still shows.
 TRACEFS=/sys/kernel/tracing
-TRACE_INSTANCE=$TRACEFS/instances/cmdemux-lab
+TRACE_INSTANCE=$TRACEFS/instances/cmdemux
+# With the observer running live (CMDEMUX_LAB_WATCH=1 put a JDK on the scenario disk) the name cmdemux is its
+# instance; ours is cmdemux-lab then, and enables the observer's own kprobe event beside it.
+LIVE_WATCH=0
+[ -x /lab/jdk/bin/java ] && [ -f /lab/cmdemux.jar ] && { LIVE_WATCH=1; TRACE_INSTANCE=$TRACEFS/instances/cmdemux-lab; }
+WATCH_PID=
+start_watch() {
+  mkdir -p "$OUT/watch"
+  /lab/jdk/bin/java -XX:TieredStopAtLevel=1 -Xshare:auto -jar /lab/cmdemux.jar watch --json \
+    > "$OUT/watch/watch.jsonl" 2> "$OUT/watch/watch.err" &
+  WATCH_PID=$!
+  local i
+  for i in $(seq 1 480); do
+    grep -q "reading $TRACEFS/instances/cmdemux/trace_pipe" "$OUT/watch/watch.err" 2>/dev/null && break
+    running "$WATCH_PID" || break
+    sleep 0.5
+  done
+  grep -q "reading " "$OUT/watch/watch.err" || { log "watch did not start: $(cat "$OUT/watch/watch.err")"; return 1; }
+  log "cmdemux watch (pid $WATCH_PID) reads its instance"
+}
+stop_watch() {
+  [ -n "$WATCH_PID" ] || return 0
+  kill -TERM "$WATCH_PID" 2>/dev/null
+  local i
+  for i in $(seq 1 120); do running "$WATCH_PID" || break; sleep 0.5; done
+  wait "$WATCH_PID" 2>/dev/null; echo "exit $?" > "$OUT/watch/exit"
+  # What the observer left behind after SIGTERM: nothing, or this says what.
+  { ls "$TRACEFS/instances"; grep cmdemux/ "$TRACEFS/kprobe_events"; } > "$OUT/watch/left-after-exit.txt" 2>&1
+  WATCH_PID=
+}
 start_trace() {
   mountpoint -q "$TRACEFS" || mount -t tracefs nodev "$TRACEFS" || die "cannot mount tracefs"
   [ -d "$TRACE_INSTANCE" ] && rmdir "$TRACE_INSTANCE"
@@ -437,6 +467,29 @@ start_trace() {
     fi
   done
   [ "$added" = 0 ] || echo 1 > "$TRACE_INSTANCE/events/cmdemux_lab/enable"
+  # The observer's own kprobe (cmdemux/req on cma_ib_req_handler), its fetch args computed by the observer's
+  # Java code from this kernel's BTF (scripts/lab/run puts its definition on the scenario disk), and beside it
+  # the same fields named for the kernel's own BTF resolution, so that the recording shows whether both agree.
+  if [ "$LIVE_WATCH" = 1 ]; then
+    start_watch || die "cmdemux watch did not start in the guest"
+  fi
+  if [ -s /lab/observer-kprobes.txt ]; then
+    while read -r def; do
+      [ -n "$def" ] || continue
+      # The live observer defined cmdemux/req itself; only the kernel-resolved twin is ours then.
+      [ "$LIVE_WATCH" = 1 ] && case $def in p:cmdemux/req\ *) continue ;; esac
+      if echo "$def" >> "$TRACEFS/kprobe_events" 2>> "$OUT/tracefs/kprobes.txt"; then
+        echo "observer: $def" >> "$OUT/tracefs/kprobes.txt"
+      else
+        echo "observer: REFUSED: $def" >> "$OUT/tracefs/kprobes.txt"
+        cat "$TRACEFS/error_log" >> "$OUT/tracefs/kprobes.txt" 2>/dev/null
+      fi
+    done < /lab/observer-kprobes.txt
+    local g
+    for g in cmdemux cmdemux_check; do
+      [ -d "$TRACE_INSTANCE/events/$g" ] && echo 1 > "$TRACE_INSTANCE/events/$g/enable"
+    done
+  fi
 }
 KRETPROBES="cm_req_handler:s32 cm_sidr_req_handler:s32 cma_ib_req_handler:s32 cm_init_av_for_response:s32 cm_init_av_by_path:s32 cma_ib_acquire_dev:s32 cma_ib_id_from_event:s64"
 stop_trace() {
@@ -444,9 +497,10 @@ stop_trace() {
   echo 0 > "$TRACE_INSTANCE/tracing_on"
   cat "$TRACE_INSTANCE/trace" > "$OUT/tracefs/trace.txt"
   cat "$TRACE_INSTANCE/per_cpu/cpu0/stats" "$TRACE_INSTANCE/per_cpu/cpu1/stats" > "$OUT/tracefs/stats.txt" 2>/dev/null || true
-  local sys e spec
+  local sys e spec g
   [ -d "$TRACE_INSTANCE/events/cmdemux_lab" ] && echo 0 > "$TRACE_INSTANCE/events/cmdemux_lab/enable"
-  for sys in ib_cma rdma_cma ib_mad cmdemux_lab; do
+  for g in cmdemux cmdemux_check; do [ -d "$TRACE_INSTANCE/events/$g" ] && echo 0 > "$TRACE_INSTANCE/events/$g/enable"; done
+  for sys in ib_cma rdma_cma ib_mad cmdemux_lab cmdemux cmdemux_check; do
     for e in "$TRACE_INSTANCE"/events/$sys/*/; do
       [ -f "$e/format" ] || continue
       mkdir -p "$OUT/tracefs/formats/$sys"
@@ -455,6 +509,8 @@ stop_trace() {
   done
   rmdir "$TRACE_INSTANCE" || log "warning: could not remove $TRACE_INSTANCE"
   for spec in $KRETPROBES; do echo "-:cmdemux_lab/${spec%%:*}_ret" >> "$TRACEFS/kprobe_events" 2>/dev/null; done
+  [ "$LIVE_WATCH" = 1 ] || echo "-:cmdemux/req" >> "$TRACEFS/kprobe_events" 2>/dev/null
+  echo "-:cmdemux_check/req_btf" >> "$TRACEFS/kprobe_events" 2>/dev/null
   true
 }
 
@@ -514,6 +570,7 @@ connect() {
 finish() {
   local i p ns
   stop_trace
+  stop_watch
   for i in "${!CAPTURE_PIDS[@]}"; do
     stop_capture "${CAPTURE_PIDS[$i]}" "${CAPTURE_FILES[$i]}" || log "warning: the client capture ${CAPTURE_FILES[$i]} did not stop cleanly"
   done

@@ -19,6 +19,12 @@ modprobe dummy numdummies=0
 for m in rdma_rxe ib_uverbs rdma_ucm ib_umad nlmon 8021q macvlan ipvlan veth; do
   modprobe "$m" || echo "lab: modprobe $m failed"
 done
+# The BTF of the kernel and of the RDMA modules: the observer computes its kprobe's fetch args
+# from them (scripts/lab/btf-facts turns them into the small offsets file the tests use).
+mkdir -p "$LAB/out/btf"
+for b in vmlinux ib_core ib_cm rdma_cm; do
+  cp "/sys/kernel/btf/$b" "$LAB/out/btf/$b" 2>/dev/null || echo "lab: no BTF for $b"
+done
 cat /sys/module/ib_core/parameters/netns_mode > "$LAB/out/netns_mode" 2>/dev/null || true
 rdma system show > "$LAB/out/rdma-system" 2>&1 || true
 ip link set lo up

@@ -21,7 +21,7 @@ public final class Main {
     static final Map<String, Class<?>> VERBS = verbs(TopologyCommand.class, SnapshotCommand.class,
             DecodeCommand.class, GidsCommand.class, GidIndexCommand.class, ExplainCommand.class, ReplayCommand.class,
             ConnectCommand.class, ListenCommand.class, ServeCommand.class, LabCheckCommand.class, PathCommand.class,
-            CniCommand.class);
+            CniCommand.class, WatchCommand.class);
 
     public static void main(String[] args) {
         System.exit(run(args));

@@ -1,0 +1,221 @@
+package io.cmdemux.cli;
+
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.cmdemux.ingress.resolve.Decision;
+import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.ingress.resolve.ResolverMode;
+import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.observer.FeatureCheck;
+import io.cmdemux.observer.Features;
+import io.cmdemux.observer.KernelOutcome;
+import io.cmdemux.observer.KernelRequest;
+import io.cmdemux.observer.LabRecording;
+import io.cmdemux.observer.Observation;
+import io.cmdemux.observer.Observations;
+import io.cmdemux.observer.ReqProbe;
+import io.cmdemux.observer.btf.BtfException;
+import io.cmdemux.observer.btf.KernelBtf;
+import io.cmdemux.pods.PodDirectory;
+import io.cmdemux.render.DecisionView;
+import io.cmdemux.render.TopologyView;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+@Command(name = "watch", mixinStandardHelpOptions = true,
+        description = {"What the kernel's RDMA CM did with every connection request it received (tracefs and",
+                "RDMA netlink), next to cmdemux's kernel-mode decision for it. --lab DIR replays a kernel-lab",
+                "recording instead of the live kernel; exit 1 there when cmdemux and the kernel disagree."})
+final class WatchCommand implements Callable<Integer> {
+    @Mixin
+    Terminal terminal = new Terminal();
+
+    @Option(names = "--json", description = "one JSON object per request")
+    boolean json;
+
+    @Option(names = "--namespace", paramLabel = "NAME", description = "only requests delivered into this namespace")
+    List<String> namespaces = new ArrayList<>();
+
+    @Option(names = "--pod", paramLabel = "NS/NAME", description = "only requests delivered to this pod (cmdemux-cni)")
+    String pod;
+
+    @Option(names = "--lab", paramLabel = "DIR",
+            description = "a kernel-lab fixture: its tracefs/ and rdma/ recordings instead of the live kernel")
+    Path lab;
+
+    @Option(names = "--print-probe", description = "print the kprobe definition for the kernel's BTF, then exit")
+    boolean printProbe;
+
+    @Option(names = "--btf-dir", paramLabel = "DIR", description = "where the BTF files are (default /sys/kernel/btf)")
+    Path btfDir = KernelBtf.SYS_KERNEL_BTF;
+
+    @Mixin
+    PodOptions pods = new PodOptions();
+
+    @Override
+    public Integer call() throws IOException {
+        if (printProbe) {
+            terminal.out().println(probe().definition());
+            return ExitCode.OK;
+        }
+        if (lab != null) {
+            return replayLab();
+        }
+        Features f = FeatureCheck.host().check();
+        if (!f.complete()) {
+            throw new EnvironmentException("watch: " + f.summary());
+        }
+        return new LiveWatch(this).run();
+    }
+
+    ReqProbe probe() throws IOException {
+        try {
+            return ReqProbe.fromBtf(KernelBtf.open(btfDir).module("rdma_cm"));
+        } catch (BtfException e) {
+            throw new EnvironmentException(btfDir + ": " + e.getMessage(), e);
+        }
+    }
+
+    private int replayLab() throws IOException {
+        ResolveOptions o = new ResolveOptions();
+        o.lab = lab;
+        HostState state = o.load(terminal.err());
+        Map<Long, Decision> predicted = new HashMap<>();
+        for (ReplayCommand.Replayed r : ReplayCommand.replay(state, lab.resolve("cm.pcap"), null, 1,
+                List.of(ResolverMode.KERNEL))) {
+            // A retransmission repeats the comm ID; the kernel decided on the first.
+            predicted.putIfAbsent(r.meta().localCommId() & 0xffffffffL, r.decisions().get(0));
+        }
+        LabRecording rec = new LabRecording(lab);
+        if (!rec.hasTrace()) {
+            throw new EnvironmentException(lab + ": no tracefs/trace.txt (a fixture recorded before issue 18)");
+        }
+        List<String> skipped = new ArrayList<>();
+        Observations obs = new Observations(rec.nldev(skipped), null, rec.pids());
+        LabRecording.Replay replay = rec.replay();
+        replay.malformed().forEach((why, n) -> terminal.err().println("watch: skipped " + n + " lines: " + why));
+        skipped.forEach(s -> terminal.err().println("watch: skipped " + s));
+        replay.skips().forEach((why, n) -> terminal.err().println("watch: skipped " + n + " events: " + why));
+        if (replay.lostEvents() > 0) {
+            terminal.err().println("watch: the recording lost " + replay.lostEvents() + " events (a full ring)");
+        }
+        int disagreements = 0;
+        for (KernelRequest r : replay.requests()) {
+            Observation ob = obs.of(r);
+            if (!wanted(ob, PodDirectory.EMPTY)) {
+                continue;
+            }
+            Decision d = predicted.get(r.localCommId());
+            boolean agree = d != null && ob.label().equals(LabCheckCommand.outcome(state, d));
+            disagreements += agree ? 0 : 1;
+            print(state, ob, d, agree, List.of());
+        }
+        return disagreements == 0 ? ExitCode.OK : ExitCode.NO;
+    }
+
+    boolean wanted(Observation ob, PodDirectory podDir) {
+        if (!namespaces.isEmpty() && (ob.namespace() == null
+                || ob.namespace().names().stream().noneMatch(namespaces::contains))) {
+            return false;
+        }
+        if (pod != null) {
+            return ob.namespace() != null && podDir.byPod(pod).stream()
+                    .anyMatch(p -> p.netnsInode() == ob.namespace().inode());
+        }
+        return true;
+    }
+
+    void print(HostState state, Observation ob, Decision d, boolean agree, List<String> podNames) {
+        KernelRequest r = ob.request();
+        if (json) {
+            terminal.out().println(json(state, ob, d, agree, podNames));
+            terminal.out().flush();
+            return;
+        }
+        String where = "";
+        if (r.outcome() instanceof KernelOutcome.Delivered del) {
+            where = " (listener cm.id " + del.listenerCmId() + " " + del.listenerAddress()
+                    + (ob.listener() == null ? "" : ", pid " + ob.listener().pid())
+                    + (podNames.isEmpty() ? "" : ", pod " + String.join(",", podNames)) + ")";
+        }
+        String predictedText = d == null ? "no prediction (the request is not in the capture)"
+                : DecisionView.summary(state.topology(), d);
+        terminal.out().printf("%.6f comm %s %s%s kernel: %s%s; cmdemux: %s; %s%n", r.timestampNanos() / 1e9,
+                r.localCommIdText(), r.device() == null ? "?" : r.device(), r.port() == 0 ? "" : "/" + r.port(),
+                ob.label(), where, predictedText, agree ? "agree" : "DISAGREE");
+        if (!agree && d != null) {
+            terminal.out().print(DecisionView.text(state.topology(), d));
+        }
+        terminal.out().flush();
+    }
+
+    /** replay --json's shape (localCommId, outcome, rejectReason, namespace, listener), plus prediction and agree. */
+    static String json(HostState state, Observation ob, Decision d, boolean agree, List<String> podNames) {
+        KernelRequest r = ob.request();
+        ObjectNode o = TopologyView.JSON.createObjectNode();
+        o.put("time", r.timestampNanos() / 1e9);
+        o.put("localCommId", r.localCommIdText());
+        o.put("sidr", r.sidr());
+        o.put("device", r.device());
+        o.put("port", r.port());
+        KernelOutcome k = r.outcome();
+        o.put("outcome", k instanceof KernelOutcome.Delivered ? "deliver"
+                : k instanceof KernelOutcome.Rejected ? "reject" : "drop");
+        if (k instanceof KernelOutcome.Rejected rej) {
+            o.put("rejectReason", rej.reason());
+            o.put("why", rej.why());
+        } else {
+            o.putNull("rejectReason");
+        }
+        if (ob.namespace() != null) {
+            ObjectNode ns = o.putObject("namespace");
+            ns.put("inode", ob.namespace().inode());
+            ArrayNode names = ns.putArray("names");
+            ob.namespace().names().forEach(names::add);
+        } else {
+            o.putNull("namespace");
+        }
+        if (k instanceof KernelOutcome.Delivered del) {
+            ObjectNode l = o.putObject("listener");
+            l.put("cmId", del.listenerCmId());
+            l.put("address", del.listenerAddress());
+            if (ob.listener() != null) {
+                l.put("pid", ob.listener().pid());
+                l.put("ps", ob.listener().ps());
+            }
+        } else {
+            o.putNull("listener");
+        }
+        ArrayNode p = o.putArray("pods");
+        podNames.forEach(p::add);
+        if (d != null) {
+            o.set("prediction", DecisionView.json(state.topology(), d));
+        } else {
+            o.putNull("prediction");
+        }
+        if (d == null) {
+            // Nothing to compare: the kprobe never saw it (ib_cm found no listener) and there is no capture.
+            o.putNull("agree");
+        } else {
+            o.put("agree", agree);
+        }
+        try {
+            return TopologyView.JSON.writeValueAsString(o);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** "init" for the host's namespace, the /run/netns name otherwise. */
+    static String name(NetnsState ns) {
+        return ns.host() ? "init" : ns.displayName();
+    }
+}

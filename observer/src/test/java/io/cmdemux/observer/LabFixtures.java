@@ -1,0 +1,40 @@
+package io.cmdemux.observer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/** The kernel-lab fixtures that carry a tracefs recording (it/fixtures/lab, scripts/lab/record). */
+public final class LabFixtures {
+    public static final Path LAB = Path.of("..", "it", "fixtures", "lab");
+
+    private LabFixtures() {}
+
+    public static List<Path> withTrace() throws IOException {
+        try (Stream<Path> s = Files.list(LAB)) {
+            List<Path> all = s.filter(d -> Files.isRegularFile(d.resolve("tracefs/trace.txt"))).sorted().toList();
+            assertThat(all).as("lab fixtures with tracefs/trace.txt under %s", LAB.toAbsolutePath()).isNotEmpty();
+            return all;
+        }
+    }
+
+    /** expected.tsv: local comm ID to outcome, written by derive-expected from the listeners' logs and the wire. */
+    public static Map<String, String> expected(Path dir) throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split("\t");
+            out.put(f[0].trim().toLowerCase(), f[2].trim());
+        }
+        return out;
+    }
+}
