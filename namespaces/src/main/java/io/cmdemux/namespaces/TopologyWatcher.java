@@ -109,7 +109,7 @@ public final class TopologyWatcher implements AutoCloseable {
         eventsClient = RtnlClient.open();
         scanClient = RtnlClient.open();
         // Subscribe before the first dump so that no change falls between the two.
-        resync();
+        firstRead();
         running = true;
         eventThread = new Thread(this::eventLoop, "cmdemux-rtnl-events");
         eventThread.setDaemon(true);
@@ -576,6 +576,32 @@ public final class TopologyWatcher implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * The first full read. A namespace under heavy churn (a burst of `ip -batch` in some pod) can
+     * interrupt its dump every time for a while; that must delay the start, not fail it, so this tries
+     * again, backing off, for up to {@link #FIRST_READ_MILLIS}.
+     */
+    private void firstRead() throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(FIRST_READ_MILLIS);
+        long backoff = 50;
+        while (true) {
+            try {
+                discardQueued();
+                resync();
+                return;
+            } catch (IOException e) {
+                if (System.nanoTime() > deadline) {
+                    throw e;
+                }
+                log.warn("reading the topology failed, again in {} ms: {}", backoff, e.getMessage());
+                sleepQuietly(backoff);
+                backoff = Math.min(backoff * 2, 2000);
+            }
+        }
+    }
+
+    private static final long FIRST_READ_MILLIS = 60_000;
 
     private void discardQueued() throws IOException {
         while (true) {
