@@ -107,7 +107,7 @@ public record StaticPathFile(Map<Long, Section> sections, Map<Integer, Long> lid
                 throw new MalformedException(lineStart,
                         "line " + lineNo + ": a path line before any 'Channel Adapter', 'Switch' or 'Router' section");
             }
-            String[] f = line.split(":");
+            String[] f = line.split(":", -1); // -1: ":" alone is two empty fields, not none
             int dlid = number(f[0].strip(), lineStart, lineNo, "LID");
             if (f.length == 2 && f[1].strip().equals("UNREACHABLE")) {
                 paths.put(dlid, new Entry(false, 0, 0, 0));
