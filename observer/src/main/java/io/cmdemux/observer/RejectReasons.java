@@ -47,7 +47,7 @@ public final class RejectReasons {
 
     /** The number for a name, or -1 when the format did not name it. */
     public int number(String name) {
-        return byName.getOrDefault(name, -1);
+        return name == null ? -1 : byName.getOrDefault(name, -1); // a line without a reason names none
     }
 
     public int size() {
