@@ -31,11 +31,11 @@ import java.util.Set;
  */
 final class NdevResolver {
     private final TopologySnapshot snap;
-    private final List<SysfsReader.NetClassEntry> netClass;
+    private final List<NetClassEntry> netClass;
     private final SysfsTree tree;
 
     /** {@code tree} counts the problems; {@code netClass} is what sysfs's net class showed. */
-    NdevResolver(TopologySnapshot snap, List<SysfsReader.NetClassEntry> netClass, SysfsTree tree) {
+    NdevResolver(TopologySnapshot snap, List<NetClassEntry> netClass, SysfsTree tree) {
         this.snap = snap;
         this.netClass = netClass;
         this.tree = tree;
@@ -48,9 +48,9 @@ final class NdevResolver {
      */
     LinkRef roceNetdev(String label, String device, int port, String gid0Ndev) {
         if (device != null) {
-            List<SysfsReader.NetClassEntry> same = netClass.stream()
-                    .filter(n -> n.type() == SysfsReader.ARPHRD_ETHER && device.equals(n.device())).toList();
-            List<SysfsReader.NetClassEntry> byPort = same.stream().filter(n -> n.devPort() == port - 1).toList();
+            List<NetClassEntry> same = netClass.stream()
+                    .filter(n -> n.type() == Link.ARPHRD_ETHER && device.equals(n.device())).toList();
+            List<NetClassEntry> byPort = same.stream().filter(n -> n.devPort() == port - 1).toList();
             if (byPort.size() != 1) {
                 byPort = same.stream().filter(n -> n.devPort() < 0 && n.devId() == port - 1).toList();
             }
@@ -147,8 +147,8 @@ final class NdevResolver {
      */
     List<LinkRef> ipoibParents(String device, int port, Gid gid0) {
         Set<LinkRef> out = new HashSet<>();
-        for (SysfsReader.NetClassEntry n : netClass) {
-            if (n.type() != SysfsReader.ARPHRD_INFINIBAND || !n.ipoibParent()) {
+        for (NetClassEntry n : netClass) {
+            if (n.type() != Link.ARPHRD_INFINIBAND || !n.ipoibParent()) {
                 continue;
             }
             boolean sameGid = gid0 != null && gid0.equals(n.ipoibGid());
@@ -166,7 +166,7 @@ final class NdevResolver {
             for (NetnsState s : snap.namespaces()) {
                 for (Link l : s.links().values()) {
                     if (l.arphrdType() == Link.ARPHRD_INFINIBAND && !l.hasParent()
-                            && gid0.equals(SysfsReader.ipoibGid(l.mac()))) {
+                            && gid0.equals(NetClassEntry.ipoibGid(l.mac()))) {
                         out.add(new LinkRef(s.id(), l.ifindex()));
                     }
                 }

@@ -3,6 +3,7 @@ package io.cmdemux.gid;
 import io.cmdemux.namespaces.LinkRef;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.HwAddr;
+import io.cmdemux.netdev.Link;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -25,38 +26,7 @@ public final class SysfsReader {
     private static final Pattern GUID = Pattern.compile("[0-9a-fA-F]{4}(:[0-9a-fA-F]{4}){3}");
     /** dev_valid_name: at most IFNAMSIZ-1 bytes, no '/', ':' or whitespace. */
     private static final Pattern IFNAME = Pattern.compile("[^/:\\s]{1,15}");
-    /** include/uapi/linux/if_arp.h */
-    static final int ARPHRD_ETHER = 1;
-    static final int ARPHRD_INFINIBAND = 32;
-    /** The IPoIB hardware address: 4 bytes of flags and QPN, then the port GID (ipoib_main.c). */
-    private static final int IPOIB_HWADDR_LEN = 20;
-    private static final int IPOIB_GID_OFFSET = 4;
-
     private SysfsReader() {}
-
-    /** An IPoIB or RoCE netdev as /sys/class/net shows it. */
-    public record NetClassEntry(String name, int type, HwAddr address, int devPort, int devId, int pkey, String device,
-            boolean ipoibParent) {
-        /** The port GID inside a 20-byte IPoIB hardware address, or null. */
-        public Gid ipoibGid() {
-            return SysfsReader.ipoibGid(address);
-        }
-
-        /** Whether this netdev is port {@code port} of its device (dev_port, or dev_id on kernels before it). */
-        boolean isPort(int port) {
-            return devPort == port - 1 || (devPort < 0 && devId == port - 1);
-        }
-    }
-
-    /** The port GID inside a 20-byte IPoIB hardware address, or null. */
-    static Gid ipoibGid(HwAddr address) {
-        if (address == null || address.length() != IPOIB_HWADDR_LEN) {
-            return null;
-        }
-        byte[] g = new byte[16];
-        System.arraycopy(address.bytes(), IPOIB_GID_OFFSET, g, 0, 16);
-        return Gid.of(g);
-    }
 
     /**
      * @param netClass the IPoIB and Ethernet netdevs of the net class that belong to RDMA devices
@@ -107,7 +77,7 @@ public final class SysfsReader {
                 devices.add(device(dev));
             }
             List<NetClassEntry> ours = netClass.stream()
-                    .filter(n -> n.type() == ARPHRD_INFINIBAND || pciDevices.contains(n.device())).toList();
+                    .filter(n -> n.type() == Link.ARPHRD_INFINIBAND || pciDevices.contains(n.device())).toList();
             return new Result(new RdmaTopology(snap.generation(), mode, devices), ours, problems);
         }
 
@@ -142,7 +112,7 @@ public final class SysfsReader {
                 }
                 int type = tree.number(typeFile).orElse(-1);
                 String device = tree.device(SysfsTree.deviceLink(nd));
-                if (type != ARPHRD_INFINIBAND && (type != ARPHRD_ETHER || device == null)) {
+                if (type != Link.ARPHRD_INFINIBAND && (type != Link.ARPHRD_ETHER || device == null)) {
                     continue;
                 }
                 HwAddr address = address(nd.resolve("address"));

@@ -76,7 +76,7 @@ class SysfsReaderTest {
         assertThat(p.pkeys().pkeys()).containsExactly(0xffff, 0x8001, 0x0002, 0x0000);
         assertThat(p.ipoibParents()).containsExactly(new LinkRef(s.host(), 4));
         assertThat(r.netClass())
-                .extracting(SysfsReader.NetClassEntry::name)
+                .extracting(NetClassEntry::name)
                 .containsExactly("ib0", "ib0.8001", "ib0.8005");
         assertThat(r.netClass().get(0).ipoibGid()).isEqualTo(Gid.parse("fe80::b859:9f03:a1:b2c0"));
         assertThat(r.netClass().get(0).ipoibParent()).isTrue();

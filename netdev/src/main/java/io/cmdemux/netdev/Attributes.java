@@ -21,6 +21,7 @@ public final class Attributes {
     public static final int NLA_F_NET_BYTEORDER = 0x4000;
     public static final int NLA_TYPE_MASK = ~(NLA_F_NESTED | NLA_F_NET_BYTEORDER) & 0xffff;
     private static final int NLA_HDRLEN = 4;
+    private static final int NLA_ALIGNTO = 4;
     /**
      * Types below this are found through a table indexed by type, the others by a scan. Every type a
      * decoder asks for is far below it; a table sized by whatever type the input names (up to 16383)
@@ -51,6 +52,11 @@ public final class Attributes {
 
     public static Attributes empty() {
         return EMPTY;
+    }
+
+    /** The kernel's NLA_ALIGN: where the next attribute starts after one of {@code len} bytes. */
+    public static int align(int len) {
+        return (len + NLA_ALIGNTO - 1) & -NLA_ALIGNTO;
     }
 
     /** Parses the attributes in buf[from, to). Offsets in errors are relative to the buffer's start. */
@@ -90,7 +96,7 @@ public final class Attributes {
             h[count] = pos;
             count++;
             maxType = Math.max(maxType, type);
-            pos += NlMessage.align(len);
+            pos += align(len);
         }
         // Trailing bytes shorter than a header are padding the kernel never sends; tolerate them as nla_parse does.
         int[] last = new int[Math.min(maxType + 1, TABLE_TYPES)];

@@ -100,7 +100,7 @@ public final class Nldev {
             if (type == RDMA_NLDEV_ATTR_RES_CM_ID_ENTRY) {
                 out.add(entry(dev, devIndex, Attributes.parse(b, pos + NLA_HDRLEN, pos + len), m));
             }
-            pos += NlMessage.align(len);
+            pos += Attributes.align(len);
         }
         return out;
     }

@@ -1,6 +1,7 @@
 package io.cmdemux.pathrecord.ls;
 
 import io.cmdemux.gid.Gid;
+import io.cmdemux.netdev.Attributes;
 import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.netdev.NlMessage;
 import io.cmdemux.pathrecord.PathRecord;
@@ -130,7 +131,7 @@ public final class LsCodec {
                     }
                     ignored++;
             }
-            pos += NlMessage.align(alen);
+            pos += Attributes.align(alen);
         }
         return new LsMessage.ResolveRequest(m.seq(), m.pid(), new String(name, StandardCharsets.UTF_8), port, pathUse,
                 serviceId, dgid, sgid, tclass, pkey, qos, ignored);
@@ -162,7 +163,7 @@ public final class LsCodec {
                 throw new MalformedException(
                         pos, "unknown mandatory attribute type " + t + " in an IP_RESOLVE request");
             }
-            pos += NlMessage.align(alen);
+            pos += Attributes.align(alen);
         }
         if (ip == null) {
             throw new MalformedException(HDR, "IP_RESOLVE request without an IPV4 or IPV6 attribute");
@@ -190,7 +191,7 @@ public final class LsCodec {
                 }
                 timeout = OptionalInt.of(b.getInt(pos + NLA_HDRLEN));
             }
-            pos += NlMessage.align(alen);
+            pos += Attributes.align(alen);
         }
         return new LsMessage.SetTimeout(m.seq(), m.pid(), m.flags(), timeout);
     }
@@ -213,7 +214,7 @@ public final class LsCodec {
             } else {
                 other++;
             }
-            pos += NlMessage.align(alen);
+            pos += Attributes.align(alen);
         }
         return new LsMessage.ResolveResponse(m.seq(), m.pid(), m.flags(), recs, other);
     }
@@ -229,7 +230,7 @@ public final class LsCodec {
             if (rawType == Ls.ATTR_DGID && alen - NLA_HDRLEN == 16) {
                 dgid = gid(b, pos + NLA_HDRLEN);
             }
-            pos += NlMessage.align(alen);
+            pos += Attributes.align(alen);
         }
         return new LsMessage.IpResolveResponse(m.seq(), m.pid(), m.flags(), dgid);
     }
@@ -295,14 +296,14 @@ public final class LsCodec {
         }
 
         ByteBuffer attr(int type, int payload) {
-            int total = NlMessage.align(NLA_HDRLEN + payload);
+            int total = Attributes.align(NLA_HDRLEN + payload);
             ensure(total);
             b.putShort((short) (NLA_HDRLEN + payload)).putShort((short) type);
             return b;
         }
 
         void pad() {
-            b.position(NlMessage.align(b.position()));
+            b.position(Attributes.align(b.position()));
         }
 
         byte[] finish() {
