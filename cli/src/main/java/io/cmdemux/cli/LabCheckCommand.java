@@ -1,9 +1,8 @@
 package io.cmdemux.cli;
 
-import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.observer.Prediction;
 import io.cmdemux.ingress.resolve.ResolverMode;
-import io.cmdemux.namespaces.NetnsState;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -77,7 +76,8 @@ final class LabCheckCommand implements Callable<Integer> {
         for (ReplayCommand.Replayed r : ReplayCommand.replay(state, dir.resolve("cm.pcap"), null, 1,
                 List.of(ResolverMode.KERNEL))) {
             // Retransmissions repeat a comm ID; the kernel decides on the first one.
-            got.putIfAbsent(String.format("0x%08x", r.meta().localCommId()), outcome(state, r.decisions().get(0)));
+            got.putIfAbsent(String.format("0x%08x", r.meta().localCommId()),
+                    Prediction.label(state, r.decisions().get(0)));
         }
         Map<String, String> known = knownDifferences(dir);
         List<String> diffs = new ArrayList<>();
@@ -131,20 +131,5 @@ final class LabCheckCommand implements Callable<Integer> {
             throw new EnvironmentException(f + ": " + e.getMessage(), e);
         }
         return out;
-    }
-
-    /** deliver:NS | reject:N | drop, the vocabulary of expected.tsv. */
-    static String outcome(HostState state, Decision d) {
-        switch (d.outcome()) {
-            case DELIVER: {
-                NetnsState ns = state.topology().namespace(d.netns());
-                String name = ns == null ? d.netns().toString() : ns.host() ? "init" : ns.displayName();
-                return "deliver:" + name;
-            }
-            case REJECT:
-                return "reject:" + d.rejectReason();
-            default:
-                return "drop";
-        }
     }
 }

@@ -23,16 +23,25 @@ import picocli.CommandLine.Option;
                 + " listener in the",
                 "namespace the kernel's rules (or the netstack's) choose, answers the rest with REJ,"
                 + " serves the control API",
-                "(host socket and @cmdemux in every namespace) and Prometheus metrics. Runs as root;"
-                + " SIGTERM stops it."})
+                "(host socket and @cmdemux in every namespace) and Prometheus metrics, and observes what the"
+                + " kernel's own RDMA CM",
+                "decides, next to cmdemux's prediction. Runs as root; SIGTERM stops it."})
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
 
-    // Required, but checked in call(): picocli would refuse a command line that leaves it to --config.
     @Option(names = "--rdma-port", paramLabel = "NAME=NETDEV[@NETNS][:v1,v2]",
-            description = "a soft RoCE port (device NAME, port 1) on NETDEV; repeatable; required")
+            description = "a soft RoCE port (device NAME, port 1) on NETDEV; repeatable; without one, serve"
+                    + " observes the kernel's RDMA CM and answers path queries and the control API")
     List<String> ports = new ArrayList<>();
+
+    @Option(names = "--no-observe", description = "do not observe the kernel's own RDMA CM decisions (tracefs)")
+    boolean noObserve;
+
+    @Option(names = "--disagreements-dir", paramLabel = "DIR",
+            description = "where a disagreement between the kernel and cmdemux's kernel mode saves the host's"
+                    + " state, at most once a minute (default /var/lib/cmdemux/disagreements)")
+    Path disagreementsDir = Path.of("/var/lib/cmdemux/disagreements");
 
     @Option(names = "--mode", paramLabel = "kernel|netstack", description = "which resolver decides (default kernel)")
     String mode = "kernel";
@@ -141,8 +150,8 @@ final class ServeCommand implements Callable<Integer> {
         if (config != null && !configRead) {
             return withConfigFile();
         }
-        if (ports.isEmpty()) {
-            throw new IllegalArgumentException("serve needs a soft port: --rdma-port NAME=NETDEV"
+        if (ports.isEmpty() && noObserve) {
+            throw new IllegalArgumentException("serve with --no-observe needs a soft port: --rdma-port NAME=NETDEV"
                     + " (or rdma-port in the --config file)");
         }
         List<SoftPortSpec> specs = new ArrayList<>();
@@ -169,7 +178,7 @@ final class ServeCommand implements Callable<Integer> {
                 maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
         Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize,
                 Duration.ofMillis(duplicateWindowMs), new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs),
-                pathConfig, podsDir, nfdFeaturesDir));
+                pathConfig, podsDir, nfdFeaturesDir, !noObserve, disagreementsDir));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

@@ -1,12 +1,9 @@
 package io.cmdemux.cli;
 
-import io.cmdemux.gid.SysfsCollector;
+import io.cmdemux.gid.HostSnapshot;
 import io.cmdemux.gid.SysfsLayout;
-import io.cmdemux.namespaces.SnapshotFile;
-import java.io.OutputStream;
-import java.nio.file.Files;
+import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,18 +29,16 @@ final class SnapshotCommand {
 
         @Override
         public Integer call() throws Exception {
-            TopologySource.LiveDumps live = TopologySource.dumpLive();
-            // The RDMA devices' sysfs tables (GIDs, P_Keys, IPoIB netdevs) go in as sysfs/ entries.
-            Map<String, byte[]> sysfs = SysfsCollector.collect(SysfsLayout.live(sysfsRoot));
-            Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
-            try (OutputStream out = Files.newOutputStream(tmp)) {
-                SnapshotFile.write(out, live.host(), live.dumps(), sysfs);
+            HostSnapshot.Saved s;
+            try {
+                s = HostSnapshot.save(file, SysfsLayout.live(sysfsRoot));
+            } catch (IOException e) {
+                throw new EnvironmentException("snapshot save " + file + ": " + e.getMessage()
+                        + (e.getMessage() != null && e.getMessage().contains("EPERM")
+                                ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : ""), e);
             }
-            Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-                    java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-            int messages = live.dumps().stream().mapToInt(d -> d.messages().size()).sum();
             terminal.err().printf("saved %d namespaces, %d netlink messages, %d sysfs files to %s%n",
-                    live.dumps().size(), messages, sysfs.size(), file);
+                    s.namespaces(), s.messages(), s.sysfsFiles(), file);
             return ExitCode.OK;
         }
     }

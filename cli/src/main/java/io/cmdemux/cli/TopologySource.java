@@ -1,29 +1,20 @@
 package io.cmdemux.cli;
 
 import io.cmdemux.namespaces.LiveDumper;
-import io.cmdemux.namespaces.NamespaceDump;
-import io.cmdemux.namespaces.NetnsDiscovery;
-import io.cmdemux.namespaces.NetnsExecutor;
-import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.SnapshotFile;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.MalformedException;
-import io.cmdemux.netdev.RtnlClient;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.List;
 
 /** Where a read verb gets its state: the live host, or a snapshot file / fixture directory. */
 final class TopologySource {
     private TopologySource() {}
 
     /** Raw dumps plus the host identity, from the live kernel. */
-    record LiveDumps(NetnsId host, List<NamespaceDump> dumps, int unreadable) {}
-
-    static LiveDumps dumpLive() {
-        try (NetnsExecutor exec = new NetnsExecutor(2); RtnlClient host = RtnlClient.open()) {
-            NetnsDiscovery.Scan scan = new NetnsDiscovery().scan();
-            return new LiveDumps(scan.self(), new LiveDumper(exec, host).dumpAll(scan), scan.unreadable());
+    static LiveDumper.HostDumps dumpLive() {
+        try {
+            return LiveDumper.dumpHost();
         } catch (IOException e) {
             throw new EnvironmentException("reading the live topology failed: " + e.getMessage()
                     + (e.getMessage() != null && e.getMessage().contains("EPERM")
@@ -40,7 +31,7 @@ final class TopologySource {
 
     static Loaded loadWithRoot(Path snapshot) {
         if (snapshot == null) {
-            LiveDumps live = dumpLive();
+            LiveDumper.HostDumps live = dumpLive();
             return new Loaded(TopologySnapshot.build(1, live.host(), live.dumps()), null);
         }
         try {

@@ -5,17 +5,24 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
 import io.cmdemux.ingress.resolve.ResolverMode;
-import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.gid.SysfsLayout;
+import io.cmdemux.namespaces.NetnsDiscovery;
+import io.cmdemux.namespaces.NetnsExecutor;
+import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.observer.FeatureCheck;
 import io.cmdemux.observer.Features;
 import io.cmdemux.observer.KernelOutcome;
 import io.cmdemux.observer.KernelRequest;
+import io.cmdemux.observer.KernelWatch;
+import io.cmdemux.observer.LiveHost;
 import io.cmdemux.observer.LabRecording;
 import io.cmdemux.observer.Observation;
 import io.cmdemux.observer.Observations;
+import io.cmdemux.observer.Prediction;
 import io.cmdemux.observer.ReqProbe;
 import io.cmdemux.observer.btf.BtfException;
 import io.cmdemux.observer.btf.KernelBtf;
+import io.cmdemux.observer.trace.LostEvents;
 import io.cmdemux.pods.PodDirectory;
 import io.cmdemux.render.DecisionView;
 import io.cmdemux.render.TopologyView;
@@ -73,7 +80,66 @@ final class WatchCommand implements Callable<Integer> {
         if (!f.complete()) {
             throw new EnvironmentException("watch: " + f.summary());
         }
-        return new LiveWatch(this).run();
+        return live();
+    }
+
+    /** The live kernel, until SIGINT or SIGTERM; the topology is the watcher's, so it follows the host's. */
+    private int live() throws IOException {
+        PodDirectory podDir = pods.load(null);
+        try (NetnsExecutor executor = new NetnsExecutor(2);
+                TopologyWatcher topology = new TopologyWatcher(new NetnsDiscovery(), executor)) {
+            topology.start();
+            LiveHost host = new LiveHost(topology, SysfsLayout.live(SysfsLayout.LIVE_ROOT));
+            KernelWatch watch = new KernelWatch(host, KernelWatch.procOwners(), false);
+            KernelWatch.LiveKernel kernel = KernelWatch.LiveKernel.open(probe());
+            Thread reader = Thread.currentThread();
+            Thread cleanup = new Thread(() -> {
+                watch.stop(kernel, reader, "cmdemux watch: stopping"); // SIGTERM, SIGINT
+                close(kernel);
+            }, "cmdemux-watch-cleanup");
+            Runtime.getRuntime().addShutdownHook(cleanup);
+            try {
+                terminal.err().println("watch: reading " + kernel.directory() + "/trace_pipe");
+                terminal.err().flush();
+                watch.run(kernel, kernel.rejectReasons(), new KernelWatch.Sink() {
+                    @Override
+                    public void verdict(KernelWatch.Verdict v) {
+                        if (wanted(v.observation(), podDir)) {
+                            Observation ob = v.observation();
+                            print(v.state(), ob, v.prediction(), v.agree(),
+                                    ob.namespace() == null ? List.of() : podDir.podNames(ob.namespace().inode()));
+                        }
+                    }
+
+                    @Override
+                    public void lost(LostEvents e) {
+                        terminal.err().println("watch: the kernel lost " + e.count() + " events on CPU " + e.cpu()
+                                + " (its ring was full): requests among them may be missing");
+                    }
+
+                    @Override
+                    public void skipping(String reason) {
+                        terminal.err().println("watch: skipping trace lines: " + reason);
+                    }
+                });
+            } finally {
+                try {
+                    Runtime.getRuntime().removeShutdownHook(cleanup);
+                } catch (IllegalStateException e) {
+                    // shutting down: the hook closes it
+                }
+                close(kernel);
+            }
+        }
+        return ExitCode.OK;
+    }
+
+    private static void close(KernelWatch.LiveKernel kernel) {
+        try {
+            kernel.close();
+        } catch (IOException e) {
+            System.err.println("cmdemux: could not remove " + kernel.directory() + ": " + e.getMessage());
+        }
     }
 
     ReqProbe probe() throws IOException {
@@ -114,7 +180,7 @@ final class WatchCommand implements Callable<Integer> {
                 continue;
             }
             Decision d = predicted.get(r.localCommId());
-            boolean agree = d != null && ob.label().equals(LabCheckCommand.outcome(state, d));
+            boolean agree = d != null && ob.label().equals(Prediction.label(state, d));
             disagreements += agree ? 0 : 1;
             print(state, ob, d, agree, List.of());
         }
@@ -212,10 +278,5 @@ final class WatchCommand implements Callable<Integer> {
         } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** "init" for the host's namespace, the /run/netns name otherwise. */
-    static String name(NetnsState ns) {
-        return ns.host() ? "init" : ns.displayName();
     }
 }

@@ -2,6 +2,7 @@ package io.cmdemux.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.cmdemux.observer.Prediction;
 import io.cmdemux.ingress.capture.CaptureWriter;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
@@ -81,7 +82,7 @@ class ReplayIcrcTest {
         HostState state = opts.load(new java.io.PrintWriter(System.err, true));
         List<ReplayCommand.Replayed> got = ReplayCommand.replay(state, pcap, null, 1, List.of(ResolverMode.KERNEL));
         assertThat(got).hasSize(3);
-        assertThat(LabCheckCommand.outcome(state, got.get(0).decisions().get(0))).isEqualTo("deliver:pod1");
+        assertThat(Prediction.label(state, got.get(0).decisions().get(0))).isEqualTo("deliver:pod1");
         for (ReplayCommand.Replayed bad : got.subList(1, 3)) {
             Decision d = bad.decisions().get(0);
             assertThat(d.outcome()).isEqualTo(Decision.Outcome.DROP);

@@ -15,6 +15,8 @@ import io.cmdemux.namespaces.NetnsExecutor;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologyWatcher;
+import io.cmdemux.observer.LiveHost;
+import io.cmdemux.observer.btf.KernelBtf;
 import io.cmdemux.netdev.PacketSocket;
 import io.cmdemux.cni.CniService;
 import io.cmdemux.cni.LiveRdmaState;
@@ -54,11 +56,13 @@ public final class Daemon implements AutoCloseable {
      * @param control the control sockets: the host socket and its group, the name in every namespace, the limits
      * @param podsDir where pod registrations are kept (null: beside the control socket, /run/cmdemux/pods)
      * @param nfdFeaturesDir Node Feature Discovery's features.d directory to keep the node's labels in (null: none)
+     * @param observe whether to observe the kernel's own RDMA CM decisions (issue 18) where the kernel allows it
+     * @param disagreementsDir where a disagreement between the kernel and cmdemux saves the host's state (null: none)
      */
     public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control,
             InetSocketAddress metrics, boolean nft,
             double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig,
-                    Path podsDir, Path nfdFeaturesDir) {}
+                    Path podsDir, Path nfdFeaturesDir, boolean observe, Path disagreementsDir) {}
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -84,6 +88,7 @@ public final class Daemon implements AutoCloseable {
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
     private volatile NodeFeatures features;
+    private KernelObserver observer;
 
     public Daemon(Config config) {
         this.config = config;
@@ -161,7 +166,17 @@ public final class Daemon implements AutoCloseable {
         http.route("/healthz", () -> HttpEndpoints.Page.text(200, "ok\n"));
         http.route("/readyz", () -> ready ? HttpEndpoints.Page.text(200, "ready\n")
                 : HttpEndpoints.Page.text(503, "starting\n"));
-        new StatusSite(this::state, control, metrics, decisions, config.mode()).install(http);
+        observer = new KernelObserver(new KernelDecisionMetrics(metrics.registry(), java.time.Clock.systemUTC()),
+                () -> pods.directory(), config.disagreementsDir(), SysfsLayout.live(SysfsLayout.LIVE_ROOT),
+                java.time.Clock.systemUTC());
+        if (config.observe()) {
+            observer.startLive(new LiveHost(watcher, SysfsLayout.live(SysfsLayout.LIVE_ROOT)),
+                    KernelBtf.SYS_KERNEL_BTF);
+        } else {
+            observer.off("--no-observe");
+        }
+        metrics.gauge("kernel_observer_running", () -> observer.running() ? 1 : 0);
+        new StatusSite(this::state, control, metrics, decisions, config.mode(), observer).install(http);
         httpAddress = http.start(config.metrics());
         // before ready: /readyz and the log line below then mean that the first ADD finds the CNI path warm
         cni.warmUp(config.control().hostSocket());
@@ -172,9 +187,9 @@ public final class Daemon implements AutoCloseable {
             f.update(watcher.current(), rdma);
         }
         ready = true;
-        log.info("serving {} soft RDMA port(s) in {} mode; control socket {}, metrics http://{}:{}/metrics",
-                taps.size(), config.mode().cliName(), config.control().hostSocket(), httpAddress.getHostString(),
-                httpAddress.getPort());
+        log.info("serving {} soft RDMA port(s) in {} mode; kernel observer {}; control socket {},"
+                + " metrics http://{}:{}/metrics", taps.size(), config.mode().cliName(), observer.state(),
+                config.control().hostSocket(), httpAddress.getHostString(), httpAddress.getPort());
     }
 
     /**
@@ -243,6 +258,9 @@ public final class Daemon implements AutoCloseable {
         if (f != null) {
             features = null;
             f.close(); // first: a scheduler must stop choosing this node before the sockets go
+        }
+        if (observer != null) {
+            observer.close(); // removes our tracefs instance and kprobe
         }
         for (SoftPortTap t : taps) {
             t.close();

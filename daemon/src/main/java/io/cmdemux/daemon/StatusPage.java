@@ -30,6 +30,24 @@ public final class StatusPage {
     public record DecisionRow(long seq, long epochMillis, String device, String request, String outcome,
             String namespace, String reason, String trace) {}
 
+    /**
+     * One request the kernel received (the observer, issue 18).
+     *
+     * @param kernel what the kernel did, in expected.tsv's words (deliver:NS, reject:N, drop)
+     * @param cmdemux cmdemux's kernel-mode decision in the same words, or "" when there was nothing to ask
+     * @param agreement agree, DISAGREE, or "" when there was nothing to compare
+     */
+    public record KernelRow(long seq, long epochMillis, String port, String comm, String kernel, String pods,
+            String cmdemux, String agreement) {}
+
+    /**
+     * The observer's part of the page.
+     *
+     * @param state observing DIR, off: why, stopped: why
+     * @param skips skipped lines and events, with their reasons, or ""
+     */
+    public record KernelSection(String state, long total, long disagreements, String skips, List<KernelRow> rows) {}
+
     /** One namespace's row. */
     public record NamespaceRow(String names, long inode, int consumers, int listeners, boolean served) {}
 
@@ -41,7 +59,7 @@ public final class StatusPage {
      */
     public record Model(String hostName, Instant now, int refreshSeconds, long topologyGeneration, long rdmaGeneration,
             long listenerGeneration, long decisionsTotal, List<DecisionRow> decisions, String topologySvg,
-            String topologyNote, List<NamespaceRow> namespaces, List<Metrics.Reading> counters) {}
+            String topologyNote, List<NamespaceRow> namespaces, List<Metrics.Reading> counters, KernelSection kernel) {}
 
     public static String render(Model m) {
         StringBuilder sb = new StringBuilder(16_384 + (m.topologySvg() == null ? 0 : m.topologySvg().length()));
@@ -58,6 +76,7 @@ public final class StatusPage {
                 .append(m.refreshSeconds())
                 .append(" s · <a href=\"/metrics\">/metrics</a> · <a href=\"/topology.svg\">topology.svg</a></p>\n");
         decisions(sb, m);
+        kernel(sb, m.kernel());
         topology(sb, m);
         namespaces(sb, m);
         counters(sb, m);
@@ -86,6 +105,36 @@ public final class StatusPage {
                     .append("<td class=\"reason\">").append(Html.text(r.reason())).append("</td>")
                     .append("<td><a class=\"trace\" href=\"").append(Html.text(r.trace()))
                     .append("\">trace</a></td></tr>\n");
+        }
+        sb.append("</tbody>\n</table>\n</section>\n");
+    }
+
+    private static void kernel(StringBuilder sb, KernelSection k) {
+        sb.append("<section id=\"kernel\">\n<h2>The kernel's own decisions <small>(").append(k.total())
+                .append(" requests, <span id=\"kernel-disagreements\">").append(k.disagreements())
+                .append("</span> disagreements)</small></h2>\n<p class=\"meta\" id=\"kernel-state\">observer ")
+                .append(Html.text(k.state())).append("</p>\n");
+        if (!k.skips().isEmpty()) {
+            sb.append("<p class=\"note\">skipped: ").append(Html.text(k.skips())).append("</p>\n");
+        }
+        if (k.rows().isEmpty()) {
+            sb.append("<p class=\"empty\">No request seen by the kernel yet.</p>\n");
+            sb.append("</section>\n");
+            return;
+        }
+        sb.append("<table id=\"kernel-table\">\n<thead><tr><th>#</th><th>time (UTC)</th><th>port</th><th>comm</th>"
+                + "<th>kernel</th><th>pods</th><th>cmdemux</th><th>agreement</th></tr></thead>\n<tbody>\n");
+        for (KernelRow r : k.rows()) {
+            String cls = r.agreement().equals("DISAGREE") ? "disagree" : r.agreement().equals("agree") ? "agree" : "";
+            sb.append("<tr class=\"kernel-decision ").append(cls).append("\" data-seq=\"").append(r.seq())
+                    .append("\"><td>").append(r.seq()).append("</td>")
+                    .append("<td>").append(TIME.format(Instant.ofEpochMilli(r.epochMillis()))).append("</td>")
+                    .append("<td>").append(Html.text(r.port())).append("</td>")
+                    .append("<td>").append(Html.text(r.comm())).append("</td>")
+                    .append("<td class=\"outcome\">").append(Html.text(r.kernel())).append("</td>")
+                    .append("<td>").append(Html.text(r.pods())).append("</td>")
+                    .append("<td>").append(Html.text(r.cmdemux())).append("</td>")
+                    .append("<td class=\"agreement\">").append(Html.text(r.agreement())).append("</td></tr>\n");
         }
         sb.append("</tbody>\n</table>\n</section>\n");
     }
@@ -137,5 +186,5 @@ public final class StatusPage {
             + "tr.deliver .outcome{color:#1b7a1b}tr.reject .outcome{color:#c62828}"
             + "tr.drop .outcome{color:#8a6d00}td.reason{max-width:40em}"
             + ".picture{overflow:auto;border:1px solid #ddd;max-height:80vh}"
-            + ".note{color:#8a6d00}.empty{color:#777}";
+            + ".note{color:#8a6d00}.empty{color:#777}tr.disagree .agreement{color:#c62828;font-weight:bold}";
 }

@@ -11,6 +11,9 @@ import io.cmdemux.ingress.resolve.TraceStep;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
+import io.cmdemux.observer.KernelRequest;
+import io.cmdemux.observer.KernelWatch;
+import io.cmdemux.observer.Prediction;
 import io.cmdemux.control.server.ControlServer;
 import io.cmdemux.render.picture.DotWriter;
 import io.cmdemux.render.picture.Focus;
@@ -60,6 +63,7 @@ final class StatusSite {
     private final Metrics metrics;
     private final DecisionLog decisions;
     private final ResolverMode mode;
+    private final KernelObserver observer;
     private final String hostName = hostName();
     private final Object pictureLock = new Object();
     private long pictureKey = -1;
@@ -70,7 +74,8 @@ final class StatusSite {
     private record Picture(String dot, String svg, String note) {}
 
     StatusSite(Supplier<HostState> state, ControlServer control, Metrics metrics, DecisionLog decisions,
-            ResolverMode mode) {
+            ResolverMode mode, KernelObserver observer) {
+        this.observer = observer;
         this.state = state;
         this.control = control;
         this.metrics = metrics;
@@ -108,9 +113,26 @@ final class StatusSite {
         }
         StatusPage.Model m = new StatusPage.Model(hostName, Instant.now(), REFRESH_SECONDS, topo.generation(),
                 s.rdma().generation(), stats.listenerGeneration(), decisions.total(), rows,
-                p.svg() == null ? null : SvgTitles.inline(p.svg()), p.note(), nss, metrics.readings());
+                p.svg() == null ? null : SvgTitles.inline(p.svg()), p.note(), nss, metrics.readings(),
+                kernelSection(observer));
         return new Page(200, "text/html; charset=utf-8", StatusPage.render(m).getBytes(StandardCharsets.UTF_8),
                 PAGE_HEADERS);
+    }
+
+    static StatusPage.KernelSection kernelSection(KernelObserver o) {
+        List<StatusPage.KernelRow> rows = new ArrayList<>();
+        for (KernelObserver.Row r : o.recent()) {
+            KernelWatch.Verdict v = r.verdict();
+            KernelRequest q = v.observation().request();
+            rows.add(new StatusPage.KernelRow(r.seq(), r.time().toEpochMilli(),
+                    (q.device() == null ? "?" : q.device()) + (q.port() == 0 ? "" : "/" + q.port()),
+                    q.localCommIdText(), v.observation().label(), String.join(", ", r.pods()),
+                    v.compared() ? Prediction.label(v.state(), v.prediction()) : "",
+                    v.compared() ? (v.agree() ? "agree" : "DISAGREE") : ""));
+        }
+        StringBuilder skips = new StringBuilder();
+        o.skips().forEach((why, n) -> skips.append(skips.length() == 0 ? "" : "; ").append(n).append(" ").append(why));
+        return new StatusPage.KernelSection(o.state(), o.total(), o.disagreements(), skips.toString(), rows);
     }
 
     private StatusPage.DecisionRow row(TopologySnapshot topo, DecisionLog.Entry e) {

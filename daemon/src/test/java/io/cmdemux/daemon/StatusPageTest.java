@@ -20,7 +20,7 @@ class StatusPageTest {
     static final String EVIL = "pod\"><script>alert(1)</script><b onmouseover='x'>é名🚀&amp;</b>";
     static final Set<String> PAGE_VOCABULARY = Set.of("html", "head", "meta", "title", "style", "body", "h1", "h2", "p",
             "b", "small", "a",
-            "section", "table", "thead", "tbody", "tr", "th", "td", "div");
+            "section", "span", "table", "thead", "tbody", "tr", "th", "td", "div");
 
     private static StatusPage.Model model(String svg) {
         List<StatusPage.DecisionRow> rows = List.of(
@@ -32,7 +32,28 @@ class StatusPageTest {
                         "listener 0.0.0.0:7471/tcp", "/decision/1.svg"));
         return new StatusPage.Model("host<1>", Instant.ofEpochMilli(1_700_000_000_000L), 5, 12, 3, 4, 2,
                 rows, svg, null, List.of(new StatusPage.NamespaceRow(EVIL, 4026532001L, 1, 2, true)),
-                List.of(new Metrics.Reading("decisions", "outcome=" + EVIL, 3)));
+                List.of(new Metrics.Reading("decisions", "outcome=" + EVIL, 3)),
+                new StatusPage.KernelSection("observing /sys/kernel/tracing/instances/cmdemux", 2, 1,
+                        "1 " + EVIL, List.of(
+                        new StatusPage.KernelRow(2, 1_700_000_000_000L, "mlx5_0/1", "0x1c8f80ee", "deliver:" + EVIL,
+                                EVIL, "deliver:pod1", "DISAGREE"),
+                        new StatusPage.KernelRow(1, 1_700_000_000_000L, "mlx5_0/1", "0x1b8f80ee", "reject:28", "",
+                                "reject:28", "agree"))));
+    }
+
+    @Test
+    void eachKernelDecisionIsARowWithItsAgreementAndHostileNamesStayText() {
+        SvgDoc page = SvgDoc.parse(StatusPage.render(model(null)));
+        assertThat(page.elementNames()).isSubsetOf(PAGE_VOCABULARY);
+        List<Element> rows = elements(page, "tr").stream().filter(r -> r.getAttribute("class")
+                .startsWith("kernel-decision")).toList();
+        assertThat(rows).extracting(r -> r.getAttribute("data-seq")).containsExactly("2", "1");
+        assertThat(rows).extracting(r -> r.getAttribute("class"))
+                .containsExactly("kernel-decision disagree", "kernel-decision agree");
+        assertThat(rows.get(0).getTextContent()).contains("deliver:" + EVIL).contains("deliver:pod1");
+        assertThat(page.byId("kernel-disagreements").getTextContent()).isEqualTo("1");
+        assertThat(page.byId("kernel-state").getTextContent())
+                .isEqualTo("observer observing /sys/kernel/tracing/instances/cmdemux");
     }
 
     private static List<Element> elements(SvgDoc doc, String name) {

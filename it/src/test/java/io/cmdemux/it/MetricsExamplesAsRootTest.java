@@ -3,8 +3,15 @@ package io.cmdemux.it;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.cmdemux.daemon.KernelDecisionMetrics;
+import io.cmdemux.observer.KernelRequest;
+import io.cmdemux.observer.LabRecording;
+import io.cmdemux.observer.Observations;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -52,6 +59,17 @@ class MetricsExamplesAsRootTest {
         return out;
     }
 
+    private static String observerScrape() throws Exception {
+        PrometheusMeterRegistry reg = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        KernelDecisionMetrics m = new KernelDecisionMetrics(reg, Clock.systemUTC());
+        LabRecording rec = new LabRecording(Path.of("..", "it", "fixtures", "lab", "ps-ib-pod"));
+        Observations obs = new Observations(rec.nldev(new ArrayList<>()), null, rec.pids());
+        for (KernelRequest r : rec.replay().requests()) {
+            m.record(obs.of(r), List.of("default/pod1"), true);
+        }
+        return reg.scrape();
+    }
+
     @Test
     void everySeriesAndLabelTheDashboardAndThePodMonitorNameIsScraped() throws Exception {
         JsonNode dashboard = ServeFixture.JSON.readTree(DEPLOY.resolve("grafana-dashboard.json").toFile());
@@ -71,6 +89,12 @@ class MetricsExamplesAsRootTest {
             var scrape = f.http("/metrics");
             assertThat(scrape.statusCode()).isEqualTo(200);
             Map<String, Set<String>> have = series(scrape.body());
+            // The observer's request series appear once the kernel has received a request, which this machine's
+            // kernel (no ib_cm) cannot: they come from the daemon's own KernelDecisionMetrics, fed a lab
+            // recording's requests as serve's observer feeds it.
+            assertThat(have).containsKey("kernel_observer_running")
+                    .containsKey("kernel_prediction_disagreements_total");
+            have.putAll(series(observerScrape()));
 
             List<String> exprs = new ArrayList<>();
             dashboard.findValues("expr").forEach(e -> exprs.add(e.asText()));

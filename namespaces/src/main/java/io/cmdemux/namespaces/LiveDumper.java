@@ -26,6 +26,17 @@ public final class LiveDumper {
         this.host = host;
     }
 
+    /** Every namespace's dumps at one moment, and how many namespaces could not be opened. */
+    public record HostDumps(NetnsId host, List<NamespaceDump> dumps, int unreadable) {}
+
+    /** Scans and dumps every namespace of the host, with threads and a socket of its own. */
+    public static HostDumps dumpHost() throws IOException {
+        try (NetnsExecutor exec = new NetnsExecutor(2); RtnlClient host = RtnlClient.open()) {
+            NetnsDiscovery.Scan scan = new NetnsDiscovery().scan();
+            return new HostDumps(scan.self(), new LiveDumper(exec, host).dumpAll(scan), scan.unreadable());
+        }
+    }
+
     /** Dumps every namespace of a scan, in parallel on the executor's threads. */
     public List<NamespaceDump> dumpAll(NetnsDiscovery.Scan scan) throws IOException {
         List<Integer> hostNsids = new ArrayList<>();

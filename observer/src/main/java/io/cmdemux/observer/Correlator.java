@@ -42,8 +42,9 @@ public final class Correlator {
     private final Map<String, TaskState> tasks = new HashMap<>();
     private final Map<Long, Pending> requests = new LinkedHashMap<>();
     private final Map<String, KernelOutcome.Delivered> children = new HashMap<>();
-    private final Map<String, Long> skips = new LinkedHashMap<>();
-    private long lost;
+    // read by other threads (the daemon's status page) while the reader adds to it
+    private final Map<String, Long> skips = new java.util.concurrent.ConcurrentHashMap<>();
+    private volatile long lost;
 
     /**
      * @param requesterHere true when the requesters run on the same kernel (the lab): then a REQ this kernel sent

@@ -1,12 +1,16 @@
 package io.cmdemux.observer;
 
+import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.SnapshotFile;
+import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.netdev.MalformedException;
 import io.cmdemux.netdev.NlMessage;
 import io.cmdemux.observer.nldev.NldevDump;
 import io.cmdemux.observer.trace.KernelEvent;
 import io.cmdemux.observer.trace.MalformedTraceLineException;
 import io.cmdemux.observer.trace.TraceLineParser;
+import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -107,4 +111,46 @@ public final class LabRecording {
     /** The requests of a replayed recording, and what was skipped on the way. */
     public record Replay(List<KernelRequest> requests, Map<String, Long> malformed, Map<String, Long> skips,
             long lostEvents) {}
+
+    /** The recording as the live kernel: trace.txt's lines as trace_pipe's, its nldev dumps as the socket's. */
+    public KernelWatch.Source source() throws IOException {
+        List<String> skipped = new ArrayList<>();
+        NldevDump dump = nldev(skipped);
+        if (!skipped.isEmpty()) {
+            throw new IOException(dir + ": unreadable nldev dumps: " + skipped);
+        }
+        BufferedReader lines = Files.newBufferedReader(trace(), StandardCharsets.US_ASCII);
+        return new KernelWatch.Source() {
+            @Override
+            public String readLine() throws IOException {
+                return lines.readLine();
+            }
+
+            @Override
+            public NldevDump dump() {
+                return dump;
+            }
+
+            @Override
+            public void close() throws IOException {
+                lines.close();
+            }
+        };
+    }
+
+    /** rdma/pids.tsv, as the guest read /proc/PID/ns/net, as the namespaces of {@code topology} with those inodes. */
+    public KernelWatch.Owners owners(TopologySnapshot topology) throws IOException {
+        PidNamespaces byPid = pids();
+        return new KernelWatch.Owners() {
+            @Override
+            public void saw(NldevDump dump) {}
+
+            @Override
+            public NetnsId of(int pid) {
+                return byPid.of(pid).flatMap(ref -> topology.namespaces().stream()
+                        .map(NetnsState::id).filter(id -> id.inode() == ref.inode())
+                        .findFirst()).orElse(null);
+            }
+        };
+    }
 }
