@@ -429,9 +429,17 @@ start_watch() {
   done
   grep -q "reading " "$OUT/watch/watch.err" || { log "watch did not start: $(cat "$OUT/watch/watch.err")"; return 1; }
   log "cmdemux watch (pid $WATCH_PID) reads its instance"
+  watch_cpu started
+}
+# The observer's CPU time so far (utime, stime: fields 14, 15 of /proc/PID/stat, in clock ticks).
+watch_cpu() {
+  local f
+  f=$(cut -d')' -f2- "/proc/$WATCH_PID/stat" 2>/dev/null) || return 0
+  printf '%s\t%s\t%s\t%s\n' "$1" "$(echo $f | awk '{print $12}')" "$(echo $f | awk '{print $13}')" "$(getconf CLK_TCK)" >> "$OUT/watch/cpu.tsv"
 }
 stop_watch() {
   [ -n "$WATCH_PID" ] || return 0
+  watch_cpu stopping
   kill -TERM "$WATCH_PID" 2>/dev/null
   local i
   for i in $(seq 1 120); do running "$WATCH_PID" || break; sleep 0.5; done
