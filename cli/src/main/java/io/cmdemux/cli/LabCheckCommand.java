@@ -1,6 +1,7 @@
 package io.cmdemux.cli;
 
 import io.cmdemux.ingress.resolve.HostState;
+import io.cmdemux.observer.LabRecording;
 import io.cmdemux.observer.Prediction;
 import io.cmdemux.ingress.resolve.ResolverMode;
 import java.io.IOException;
@@ -52,19 +53,11 @@ final class LabCheckCommand implements Callable<Integer> {
 
     /** The expected outcomes of a fixture, by local comm ID, in file order. */
     static Map<String, String> expected(Path dir) {
-        Map<String, String> out = new LinkedHashMap<>();
         try {
-            for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
-                if (line.isBlank() || line.startsWith("#")) {
-                    continue;
-                }
-                String[] f = line.split("\t");
-                out.put(f[0].trim().toLowerCase(), f[2].trim());
-            }
+            return new LabRecording(dir).expected();
         } catch (IOException e) {
             throw new EnvironmentException(dir + "/expected.tsv: " + e.getMessage(), e);
         }
-        return out;
     }
 
     static Result check(Path dir, java.io.PrintWriter warnings) {

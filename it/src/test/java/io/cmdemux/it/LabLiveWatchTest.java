@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.cmdemux.observer.LabRecording;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -37,15 +38,7 @@ class LabLiveWatchTest {
 
     /** expected.tsv: local comm ID to outcome (deliver:NS, reject:N, drop). */
     static Map<String, String> expected(Path dir) throws IOException {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            String[] f = line.split("\t");
-            out.put(f[0].trim().toLowerCase(), f[2].trim());
-        }
-        return out;
+        return new LabRecording(dir).expected();
     }
 
     /** One watch --json record in expected.tsv's vocabulary (the same as Observation.label()). */

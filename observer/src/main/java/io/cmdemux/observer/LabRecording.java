@@ -43,6 +43,19 @@ public final class LabRecording {
         return dir.resolve("tracefs/trace.txt");
     }
 
+    /** expected.tsv: local comm ID to outcome (deliver:NS, reject:N, drop), as derive-expected wrote it. */
+    public Map<String, String> expected() throws IOException {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
+            if (line.isBlank() || line.startsWith("#")) {
+                continue;
+            }
+            String[] f = line.split("\t");
+            out.put(f[0].trim().toLowerCase(), f[2].trim());
+        }
+        return out;
+    }
+
     public RejectReasons rejectReasons() throws IOException {
         Path f = dir.resolve("tracefs/formats/" + FeatureCheck.IB_CM_EVENTS + "/icm_send_rej");
         return RejectReasons.fromFormat(Files.readString(f, StandardCharsets.US_ASCII));

@@ -3,10 +3,8 @@ package io.cmdemux.observer;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -27,14 +25,6 @@ public final class LabFixtures {
 
     /** expected.tsv: local comm ID to outcome, written by derive-expected from the listeners' logs and the wire. */
     public static Map<String, String> expected(Path dir) throws IOException {
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String line : Files.readAllLines(dir.resolve("expected.tsv"), StandardCharsets.UTF_8)) {
-            if (line.isBlank() || line.startsWith("#")) {
-                continue;
-            }
-            String[] f = line.split("\t");
-            out.put(f[0].trim().toLowerCase(), f[2].trim());
-        }
-        return out;
+        return new LabRecording(dir).expected();
     }
 }
