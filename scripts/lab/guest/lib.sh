@@ -418,7 +418,8 @@ LIVE_WATCH=0
 WATCH_PID=
 start_watch() {
   mkdir -p "$OUT/watch"
-  /lab/jdk/bin/java -XX:TieredStopAtLevel=1 -Xshare:auto -jar /lab/cmdemux.jar watch --json \
+  # --silence-after 1: a dropped request is reported before stop_watch, which waits that long first.
+  /lab/jdk/bin/java -XX:TieredStopAtLevel=1 -Xshare:auto -jar /lab/cmdemux.jar watch --json --silence-after 1 \
     > "$OUT/watch/watch.jsonl" 2> "$OUT/watch/watch.err" &
   WATCH_PID=$!
   local i
@@ -439,6 +440,7 @@ watch_cpu() {
 }
 stop_watch() {
   [ -n "$WATCH_PID" ] || return 0
+  sleep 2 # past --silence-after, and a tick of the watch's loop
   watch_cpu stopping
   kill -TERM "$WATCH_PID" 2>/dev/null
   local i

@@ -33,9 +33,8 @@ final class SnapshotCommand {
             try {
                 s = HostSnapshot.save(file, SysfsLayout.live(sysfsRoot));
             } catch (IOException e) {
-                throw new EnvironmentException("snapshot save " + file + ": " + e.getMessage()
-                        + (e.getMessage() != null && e.getMessage().contains("EPERM")
-                                ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : ""), e);
+                throw new EnvironmentException("snapshot save " + file + ": "
+                        + TopologySource.withPrivilegeHint(e), e);
             }
             terminal.err().printf("saved %d namespaces, %d netlink messages, %d sysfs files to %s%n",
                     s.namespaces(), s.messages(), s.sysfsFiles(), file);

@@ -16,10 +16,14 @@ final class TopologySource {
         try {
             return LiveDumper.dumpHost();
         } catch (IOException e) {
-            throw new EnvironmentException("reading the live topology failed: " + e.getMessage()
-                    + (e.getMessage() != null && e.getMessage().contains("EPERM")
-                            ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : ""), e);
+            throw new EnvironmentException("reading the live topology failed: " + withPrivilegeHint(e), e);
         }
+    }
+
+    /** The message of a failed read of every namespace, with what is missing when setns was refused. */
+    static String withPrivilegeHint(IOException e) {
+        return e.getMessage() + (e.getMessage() != null && e.getMessage().contains("EPERM")
+                ? " (cmdemux needs root: CAP_SYS_ADMIN for setns)" : "");
     }
 
     static TopologySnapshot load(Path snapshot) {

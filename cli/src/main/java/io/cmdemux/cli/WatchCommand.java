@@ -28,6 +28,7 @@ import io.cmdemux.render.DecisionView;
 import io.cmdemux.render.TopologyView;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -54,6 +55,11 @@ final class WatchCommand implements Callable<Integer> {
     @Option(names = "--pod", paramLabel = "NS/NAME", description = "only requests delivered to this pod (cmdemux-cni)")
     String pod;
 
+    @Option(names = "--silence-after", paramLabel = "SECONDS",
+            description = "live: a request unanswered this long was met with silence (default 5: rdma_cm's own "
+                    + "response timeout is 4.3 s)")
+    double silenceAfter = KernelWatch.DEFAULT_SILENCE.toMillis() / 1000.0;
+
     @Option(names = "--lab", paramLabel = "DIR",
             description = "a kernel-lab fixture: its tracefs/ and rdma/ recordings instead of the live kernel")
     Path lab;
@@ -76,6 +82,10 @@ final class WatchCommand implements Callable<Integer> {
         if (lab != null) {
             return replayLab();
         }
+        if (!(silenceAfter > 0 && silenceAfter <= 3600)) {
+            throw new IllegalArgumentException("--silence-after: more than 0 and at most 3600 seconds, not "
+                    + silenceAfter);
+        }
         Features f = FeatureCheck.host().check();
         if (!f.complete()) {
             throw new EnvironmentException("watch: " + f.summary());
@@ -90,7 +100,8 @@ final class WatchCommand implements Callable<Integer> {
                 TopologyWatcher topology = new TopologyWatcher(new NetnsDiscovery(), executor)) {
             topology.start();
             LiveHost host = new LiveHost(topology, SysfsLayout.live(SysfsLayout.LIVE_ROOT));
-            KernelWatch watch = new KernelWatch(host, KernelWatch.procOwners(), false);
+            KernelWatch watch = KernelWatch.live(host, KernelWatch.procOwners(),
+                    Duration.ofMillis(Math.round(silenceAfter * 1000)));
             KernelWatch.LiveKernel kernel = KernelWatch.LiveKernel.open(probe());
             Thread reader = Thread.currentThread();
             Thread cleanup = new Thread(() -> {

@@ -95,7 +95,7 @@ final class KernelObserver implements AutoCloseable {
             off(btfDir + ": " + e.getMessage());
             return;
         }
-        watch = new KernelWatch(host, KernelWatch.procOwners(), false);
+        watch = KernelWatch.live(host, KernelWatch.procOwners(), KernelWatch.DEFAULT_SILENCE);
         running = true;
         state = "observing " + kernel.directory();
         reader = new Thread(this::read, "cmdemux-observer");

@@ -39,7 +39,7 @@ class KernelObserverAsRootTest {
                 ListenerTable.empty());
         List<KernelWatch.Verdict> out = new ArrayList<>();
         try (KernelWatch.Source s = rec.source()) {
-            new KernelWatch(() -> host, rec.owners(topo), true).run(s, rec.rejectReasons(), out::add);
+            KernelWatch.recording(() -> host, rec.owners(topo)).run(s, rec.rejectReasons(), out::add);
         }
         assertThat(out).isNotEmpty();
         return out;

@@ -27,8 +27,11 @@ import java.util.Set;
  * CONNECT_REQUEST after cm_id_attach) answers with cm_send_rep/cm_send_rej/cm_send_sidr_rep, and ib_cm's icm_send_*
  * right after it in the same task names the requester;</li>
  * <li>anything else is silence: a request known to have been sent (in the lab, where the requester shares the
- * kernel: icm_send_req) that nothing answered.</li>
+ * kernel: icm_send_req) or received (the kprobe saw it) that nothing answered, at the end of a recording
+ * ({@link #finish}) or, live, once it is older than the requester's response timeout ({@link #expire}).</li>
  * </ul>
+ * Live, {@link #expire} also forgets what is settled and old, so that a daemon's memory does not grow with the
+ * requests it has seen.
  * Not thread-safe: one reader feeds it, in the order the events were read.
  */
 public final class Correlator {
@@ -41,7 +44,7 @@ public final class Correlator {
     private final boolean requesterHere;
     private final Map<String, TaskState> tasks = new HashMap<>();
     private final Map<Long, Pending> requests = new LinkedHashMap<>();
-    private final Map<String, KernelOutcome.Delivered> children = new HashMap<>();
+    private final Map<String, Child> children = new HashMap<>();
     // read by other threads (the daemon's status page) while the reader adds to it
     private final Map<String, Long> skips = new java.util.concurrent.ConcurrentHashMap<>();
     private volatile long lost;
@@ -55,7 +58,10 @@ public final class Correlator {
         this.requesterHere = requesterHere;
     }
 
+    private record Child(KernelOutcome.Delivered delivered, long time) {}
+
     private static final class TaskState {
+        long seen;
         ReqProbeEvent probe;
         CmaEvent listener;
         CmaEvent attach;
@@ -87,6 +93,7 @@ public final class Correlator {
         }
         TraceHeader h = e.header();
         TaskState t = tasks.computeIfAbsent(h.task() + "-" + h.pid(), k -> new TaskState());
+        t.seen = Math.max(t.seen, h.timestampNanos());
         if (e instanceof ReqProbeEvent p) {
             t.probe = p;
             Pending r = pending(p.remoteId(), h.timestampNanos());
@@ -123,8 +130,8 @@ public final class Correlator {
             case "cm_event_handler":
                 if ("CONNECT_REQUEST".equals(c.what()) && t.listener != null && t.attach != null
                         && c.src().equals(t.attach.src()) && c.dst().equals(t.attach.dst())) {
-                    children.put(childKey(c), new KernelOutcome.Delivered(t.attach.device(), t.listener.cmId(),
-                            t.listener.src()));
+                    children.put(childKey(c), new Child(new KernelOutcome.Delivered(t.attach.device(),
+                            t.listener.cmId(), t.listener.src()), c.header().timestampNanos()));
                     t.listener = null;
                     t.attach = null;
                     t.probe = null;
@@ -159,8 +166,9 @@ public final class Correlator {
         Pending r = pending(i.remoteId(), i.header().timestampNanos());
         String child = t.answeringChild;
         t.answeringChild = null;
-        if (child != null && children.containsKey(child)) {
-            settle(r, children.get(child), out);
+        Child answered = child == null ? null : children.remove(child);
+        if (answered != null) {
+            settle(r, answered.delivered(), out);
             return;
         }
         boolean rdmaCmRefused = (t.probe != null && t.probe.remoteId() == i.remoteId()) || t.failedHandlerRet != 0;
@@ -214,13 +222,45 @@ public final class Correlator {
         List<KernelRequest> out = new ArrayList<>();
         for (Pending r : requests.values()) {
             if (!r.emitted) {
-                r.outcome = new KernelOutcome.Silent(r.probe == null ? "no answer from ib_cm or rdma_cm"
-                        : "rdma_cm took it but neither delivered nor refused it");
-                r.emitted = true;
-                out.add(record(r));
+                silent(r, out);
             }
         }
         return out;
+    }
+
+    /**
+     * Live: a request unanswered {@code silenceAfter} after it arrived was met with silence (its requester is
+     * timing out), and what was settled more than {@code retain} ago is forgotten. A request is kept that long
+     * after its outcome so that the requester's retries of it (the same comm ID) are not new requests.
+     *
+     * @param now the trace clock's time now
+     */
+    public List<KernelRequest> expire(long now, long silenceAfter, long retain) {
+        List<KernelRequest> out = new ArrayList<>();
+        for (var it = requests.values().iterator(); it.hasNext(); ) {
+            Pending r = it.next();
+            if (!r.emitted && now - r.time >= silenceAfter) {
+                silent(r, out);
+            }
+            if (r.emitted && now - r.time >= retain) {
+                it.remove();
+            }
+        }
+        children.values().removeIf(c -> now - c.time() >= retain);
+        tasks.values().removeIf(t -> now - t.seen >= retain);
+        return out;
+    }
+
+    private void silent(Pending r, List<KernelRequest> out) {
+        r.outcome = new KernelOutcome.Silent(r.probe == null ? "no answer from ib_cm or rdma_cm"
+                : "rdma_cm took it but neither delivered nor refused it");
+        r.emitted = true;
+        out.add(record(r));
+    }
+
+    /** Requests, listeners' children and tasks held now: what {@link #expire} bounds. */
+    int held() {
+        return requests.size() + children.size() + tasks.size();
     }
 
     private void skip(String reason) {

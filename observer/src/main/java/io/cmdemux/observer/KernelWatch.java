@@ -17,11 +17,16 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
@@ -43,6 +48,19 @@ public final class KernelWatch {
     public interface Source extends AutoCloseable {
         /** The next trace line, blocking; null at the end. */
         String readLine() throws IOException;
+
+        /**
+         * The next trace line, waiting at most {@code waitMillis}: "" when none came in that time (a trace line is
+         * never empty), null at the end. A recording has no wait, so by default this is {@link #readLine}.
+         */
+        default String poll(long waitMillis) throws IOException {
+            return readLine();
+        }
+
+        /** The trace clock now, in ns; empty for a recording, whose only time is its events'. */
+        default OptionalLong now() {
+            return OptionalLong.empty();
+        }
 
         /** The RDMA devices' cm_ids now. */
         NldevDump dump() throws IOException;
@@ -70,23 +88,50 @@ public final class KernelWatch {
         NetnsId of(int pid);
     }
 
+    /**
+     * rdma_cm's own response timeout (CMA_CM_RESPONSE_TIMEOUT 20: 4.096 us * 2^20, 4.3 s): a requester using
+     * rdma_cm retries or gives up after it, so a request still unanswered then was met with silence.
+     */
+    public static final Duration DEFAULT_SILENCE = Duration.ofSeconds(5);
+    /** How long settled requests are kept, so that retries of them are not counted again. */
+    static final long RETAIN_NANOS = Duration.ofSeconds(60).toNanos();
+    private static final long TICK_MILLIS = 500;
+
     private final Supplier<HostState> host;
     private final Owners owners;
     private final boolean requesterHere;
+    private final long silenceNanos;
     private final Map<String, Long> malformed = new ConcurrentHashMap<>();
     private volatile Correlator correlator;
     private volatile boolean stopping;
 
-    /**
-     * @param host the host's topology and RDMA state now (its listeners are ignored: the kernel's, from the
-     *     nldev dump, are the ones that count)
-     * @param requesterHere whether the requester's events are in the same stream (a lab recording), so that a
-     *     request nobody answered can be told apart from one not settled yet
-     */
-    public KernelWatch(Supplier<HostState> host, Owners owners, boolean requesterHere) {
+    private KernelWatch(Supplier<HostState> host, Owners owners, boolean requesterHere, long silenceNanos) {
         this.host = host;
         this.owners = owners;
         this.requesterHere = requesterHere;
+        this.silenceNanos = silenceNanos;
+    }
+
+    /**
+     * The live kernel's watch: a request is silence once {@code silenceAfter} has passed without an answer, and
+     * what is settled is forgotten after a minute.
+     *
+     * @param host the host's topology and RDMA state now (its listeners are ignored: the kernel's, from the
+     *     nldev dump, are the ones that count)
+     */
+    public static KernelWatch live(Supplier<HostState> host, Owners owners, Duration silenceAfter) {
+        if (silenceAfter.isNegative() || silenceAfter.isZero()) {
+            throw new IllegalArgumentException("the silence timeout must be positive, not " + silenceAfter);
+        }
+        return new KernelWatch(host, owners, false, silenceAfter.toNanos());
+    }
+
+    /**
+     * A lab recording's watch: the requester's events are in the same stream, and a request nobody answered by
+     * the end of the recording was met with silence.
+     */
+    public static KernelWatch recording(Supplier<HostState> host, Owners owners) {
+        return new KernelWatch(host, owners, true, 0);
     }
 
     /** Every skip so far, by reason: malformed lines, and events the correlator could not place. */
@@ -140,7 +185,22 @@ public final class KernelWatch {
             }
         }, pid -> Optional.ofNullable(owners.of(pid)).map(id -> ref(host.get(), id)));
         TraceLineParser parser = new TraceLineParser();
-        for (String line = source.readLine(); line != null && !stopping; line = source.readLine()) {
+        // Live, time is the events' own while they flow, and the trace clock when none came for a tick: then
+        // everything read so far has been handled, so nothing in flight can settle a request declared silent.
+        long last = Long.MIN_VALUE;
+        long expired = Long.MIN_VALUE;
+        for (String line = next(source); line != null && !stopping; line = next(source)) {
+            if (silenceNanos > 0) {
+                OptionalLong idle = line.isEmpty() ? source.now() : OptionalLong.empty();
+                long now = idle.isPresent() ? Math.max(last, idle.getAsLong()) : last;
+                if (now != Long.MIN_VALUE && (expired == Long.MIN_VALUE || now - expired >= TICK_MILLIS * 1_000_000)) {
+                    expired = now;
+                    settled(c.expire(now, silenceNanos, Math.max(RETAIN_NANOS, 2 * silenceNanos)), obs, sink);
+                }
+            }
+            if (line.isEmpty()) {
+                continue;
+            }
             KernelEvent e;
             try {
                 e = parser.parse(line);
@@ -153,12 +213,18 @@ public final class KernelWatch {
             }
             if (e instanceof LostEvents lost) {
                 sink.lost(lost);
+            } else {
+                last = Math.max(last, e.header().timestampNanos());
             }
             settled(c.accept(e), obs, sink);
         }
-        if (!stopping) {
+        if (!stopping && requesterHere) {
             settled(c.finish(), obs, sink);
         }
+    }
+
+    private String next(Source source) throws IOException {
+        return silenceNanos > 0 ? source.poll(TICK_MILLIS) : source.readLine();
     }
 
     private void settled(List<KernelRequest> requests, Observations obs, Sink sink) {
@@ -215,14 +281,56 @@ public final class KernelWatch {
      * NETLINK_RDMA socket. Closing it removes the instance and the kprobe.
      */
     public static final class LiveKernel implements Source {
+        /** The reader's last word: the pipe ended, or failed (then {@link #failure} says how). */
+        private static final String END = new String("end of trace_pipe");
+
         private final TraceInstance trace;
         private final NldevClient nldev;
         private final BufferedReader pipe;
+        // A thread of its own reads trace_pipe, which cannot be polled from Java, so that the loop can tell an
+        // idle kernel from a slow one and declare silence on time.
+        private final BlockingQueue<String> lines = new ArrayBlockingQueue<>(8192);
+        private final Thread reader;
+        private volatile boolean closing;
+        private volatile IOException failure;
 
         private LiveKernel(TraceInstance trace, NldevClient nldev, BufferedReader pipe) {
             this.trace = trace;
             this.nldev = nldev;
             this.pipe = pipe;
+            this.reader = new Thread(this::pump, "cmdemux-trace-pipe");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        private void pump() {
+            try {
+                for (String line = pipe.readLine(); line != null; line = pipe.readLine()) {
+                    // A full queue holds the reader back; the kernel's ring then fills and says what it lost.
+                    while (!lines.offer(line, 100, TimeUnit.MILLISECONDS)) {
+                        if (closing) {
+                            return;
+                        }
+                    }
+                    if (closing) {
+                        return; // after the wake-up line: trace_pipe must be closed before the instance can go
+                    }
+                }
+            } catch (IOException e) {
+                failure = e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            while (!closing) {
+                try {
+                    if (lines.offer(END, 100, TimeUnit.MILLISECONDS)) {
+                        return;
+                    }
+                } catch (InterruptedException e) {
+                    return;
+                }
+            }
         }
 
         /** @param probe the kprobe on the REQ handler (ReqProbe.fromBtf), or null for the tracepoints alone */
@@ -254,12 +362,46 @@ public final class KernelWatch {
 
         /** Wakes the reader blocked in trace_pipe, so that it sees a {@link KernelWatch#stop()}. */
         public void wake(String why) {
+            closing = true;
             trace.wakeReaders(why);
         }
 
         @Override
         public String readLine() throws IOException {
-            return pipe.readLine();
+            try {
+                return ended(lines.take());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+
+        @Override
+        public String poll(long waitMillis) throws IOException {
+            try {
+                String line = lines.poll(waitMillis, TimeUnit.MILLISECONDS);
+                return line == null ? "" : ended(line);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+
+        private String ended(String line) throws IOException {
+            if (line != END) {
+                return line;
+            }
+            lines.offer(END); // for a later call
+            if (failure != null) {
+                throw failure;
+            }
+            return null;
+        }
+
+        /** Our instance's trace_clock is mono, CLOCK_MONOTONIC, which System.nanoTime reads on Linux. */
+        @Override
+        public OptionalLong now() {
+            return OptionalLong.of(System.nanoTime());
         }
 
         @Override
@@ -269,6 +411,14 @@ public final class KernelWatch {
 
         @Override
         public void close() throws IOException {
+            if (!closing) {
+                wake("cmdemux: closing");
+            }
+            try {
+                reader.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
             // trace_pipe first: tracefs refuses to remove an instance whose pipe is open (EBUSY).
             try {
                 pipe.close();

@@ -56,6 +56,22 @@ public final class LabRecording {
         return out;
     }
 
+    /**
+     * expected.tsv's requests that a live watch can see: those an event of the passive side names (its kprobe or
+     * ib_cm's answer, remote_id=). Live, the requester's events are on another host; a REQ that ib_cm dropped
+     * before calling rdma_cm leaves no event with its comm ID, so it is invisible there (a lab replay sees it by
+     * the requester's icm_send_req). The others are returned in {@code invisible}.
+     */
+    public Map<String, String> expectedLive(Map<String, String> invisible) throws IOException {
+        String trace = Files.readString(trace(), StandardCharsets.US_ASCII);
+        Map<String, String> out = new LinkedHashMap<>();
+        expected().forEach((id, label) -> {
+            String decimal = Long.toString(Long.parseLong(id.substring(2), 16));
+            (trace.contains("remote_id=" + decimal + " ") ? out : invisible).put(id, label);
+        });
+        return out;
+    }
+
     public RejectReasons rejectReasons() throws IOException {
         Path f = dir.resolve("tracefs/formats/" + FeatureCheck.IB_CM_EVENTS + "/icm_send_rej");
         return RejectReasons.fromFormat(Files.readString(f, StandardCharsets.US_ASCII));

@@ -53,6 +53,8 @@ public final class TraceInstance implements AutoCloseable {
         TraceInstance t = new TraceInstance(tracefs, dir, reqProbe != null);
         try {
             write(dir.resolve("buffer_size_kb"), Integer.toString(BUFFER_KB));
+            // CLOCK_MONOTONIC, the clock of System.nanoTime: the watch compares events' times with its own now.
+            write(dir.resolve("trace_clock"), "mono");
             for (String sys : systems) {
                 write(dir.resolve("events").resolve(sys).resolve("enable"), "1");
             }

@@ -98,10 +98,18 @@ class TraceInstanceAsRootTest {
         });
         reader.start();
         Thread.sleep(300);
+        long before = System.nanoTime();
         t.wakeReaders("cmdemux test: stopping");
         reader.join(5000);
+        long after = System.nanoTime();
         assertThat(reader.isAlive()).as("the reader still blocks in trace_pipe").isFalse();
         assertThat(got.get()).contains("tracing_mark_write: cmdemux test: stopping");
+        // The instance's clock is System.nanoTime's (the live watch's silence timeout compares the two).
+        assertThat(read(t.directory().resolve("trace_clock"))).contains("[mono]");
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(" (\\d+)\\.(\\d{6}): ").matcher(got.get());
+        assertThat(m.find()).as("a timestamp in %s", got.get()).isTrue();
+        long stamp = Long.parseLong(m.group(1)) * 1_000_000_000L + Long.parseLong(m.group(2)) * 1000;
+        assertThat(stamp).isBetween(before - 1000, after);
         t.close();
         assertThat(t.directory()).doesNotExist();
     }
