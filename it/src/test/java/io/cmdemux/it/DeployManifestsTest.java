@@ -13,6 +13,8 @@ import io.fabric8.kubernetes.api.model.Probe;
 import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.api.model.VolumeMount;
 import io.fabric8.kubernetes.api.model.apps.DaemonSet;
+import io.fabric8.openshift.api.model.miscellaneous.cncf.cni.v1.NetworkAttachmentDefinition;
+import io.fabric8.openshift.api.model.monitoring.v1.PodMonitor;
 import java.lang.reflect.Method;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -143,15 +145,14 @@ class DeployManifestsTest {
 
     @Test
     void theNetworkAttachmentDefinitionCarriesTheExampleConflistWithCmdemuxCniLast() throws Exception {
-        @SuppressWarnings("unchecked")
-        Map<String, Object> nad = (Map<String, Object>) yaml("network-attachment-definition.yaml");
-        assertThat(nad).containsEntry("apiVersion", "k8s.cni.cncf.io/v1").containsEntry("kind",
-                "NetworkAttachmentDefinition");
-        assertThat(nad.keySet()).containsExactlyInAnyOrder("apiVersion", "kind", "metadata", "spec");
-        @SuppressWarnings("unchecked")
-        Map<String, Object> spec = (Map<String, Object>) nad.get("spec");
-        assertThat(spec.keySet()).containsExactly("config");
-        JsonNode config = JSON.readTree((String) spec.get("config"));
+        NetworkAttachmentDefinition nad = JSON.convertValue(yaml("network-attachment-definition.yaml"),
+                NetworkAttachmentDefinition.class);
+        assertThat(unknownFields(nad, "NetworkAttachmentDefinition", new IdentityHashMap<>()))
+                .as("fields the k8s.cni.cncf.io/v1 type does not have").isEmpty();
+        assertThat(nad.getApiVersion()).isEqualTo("k8s.cni.cncf.io/v1");
+        assertThat(nad.getKind()).isEqualTo("NetworkAttachmentDefinition");
+        assertThat(nad.getMetadata().getName()).isNotBlank();
+        JsonNode config = JSON.readTree(nad.getSpec().getConfig());
         JsonNode conflist = JSON.readTree(DEPLOY.resolve("rdma-net.conflist").toFile());
         for (JsonNode list : List.of(config, conflist)) {
             assertThat(list.get("cniVersion").asText()).isIn("0.4.0", "1.0.0", "1.1.0");
@@ -162,5 +163,31 @@ class DeployManifestsTest {
         assertThat(config.get("name")).isEqualTo(conflist.get("name"));
         assertThat(config.at("/plugins/0")).isEqualTo(conflist.at("/plugins/0"));
         assertThat(config.at("/plugins/1/rdma")).isEqualTo(conflist.at("/plugins/1/rdma"));
+    }
+
+    /**
+     * The PodMonitor in the Prometheus Operator's own type (monitoring.coreos.com/v1), and what makes it scrape
+     * anything: its namespace and selector find the DaemonSet's pods, and its port is one their container names.
+     */
+    @Test
+    void thePodMonitorIsOfItsApiAndFindsTheDaemonSetsMetricsPort() throws Exception {
+        PodMonitor pm = JSON.convertValue(yaml("podmonitor.yaml"), PodMonitor.class);
+        assertThat(unknownFields(pm, "PodMonitor", new IdentityHashMap<>()))
+                .as("fields the monitoring.coreos.com/v1 type does not have").isEmpty();
+        assertThat(pm.getApiVersion()).isEqualTo("monitoring.coreos.com/v1");
+        assertThat(pm.getKind()).isEqualTo("PodMonitor");
+        DaemonSet ds = JSON.convertValue(yaml("daemonset.yaml"), DaemonSet.class);
+        String dsNamespace = ds.getMetadata().getNamespace();
+        assertThat(pm.getSpec().getNamespaceSelector().getMatchNames()).as("namespaces it looks in")
+                .contains(dsNamespace);
+        assertThat(ds.getSpec().getTemplate().getMetadata().getLabels()).as("the DaemonSet's pods' labels")
+                .containsAllEntriesOf(pm.getSpec().getSelector().getMatchLabels());
+        Set<String> ports = ds.getSpec().getTemplate().getSpec().getContainers().get(0).getPorts().stream()
+                .map(ContainerPort::getName).collect(Collectors.toSet());
+        assertThat(pm.getSpec().getPodMetricsEndpoints()).isNotEmpty();
+        pm.getSpec().getPodMetricsEndpoints().forEach(e -> {
+            assertThat(e.getPort()).as("an endpoint's port").isIn(ports);
+            assertThat(e.getPath()).isEqualTo("/metrics");
+        });
     }
 }
