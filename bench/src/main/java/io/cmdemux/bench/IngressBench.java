@@ -58,17 +58,25 @@ public final class IngressBench {
             case "handshake" -> HandshakeLoad.run(Integer.parseInt(a[1]), HwAddr.parse(a[2]), InetAddresses.parse(a[3]),
                     Integer.parseInt(a[4]), Integer.parseInt(a[5]), Integer.parseInt(a[6]),
                     List.of(a).subList(7, a.length));
-            default -> throw new IllegalArgumentException("send | baseline | consume");
+            case "soak-consume" -> SoakConsumer.run(Integer.parseInt(a[1]), InetAddresses.parse(a[2]),
+                    Integer.parseInt(a[3]), Integer.parseInt(a[4]), a[5], a.length > 6 ? Integer.parseInt(a[6]) : 0);
+            case "soak-wire" -> SoakWire.run(Integer.parseInt(a[1]), Integer.parseInt(a[2]), a[3]);
+            default -> throw new IllegalArgumentException(
+                    "send | baseline | consume | handshake | soak-consume | soak-wire");
         }
     }
 
     private static void send(int ifindex, HwAddr srcMac, InetAddress src, int seconds, List<String> targets)
             throws Exception {
         List<InetAddress> dsts = new ArrayList<>();
+        List<Integer> ports = new ArrayList<>();
         List<L2Header> l2s = new ArrayList<>();
         for (String t : targets) {
+            // IP=MAC or IP,PORT=MAC (port 7471 by default)
             String[] p = t.split("=");
-            dsts.add(InetAddresses.parse(p[0]));
+            String[] ipPort = p[0].split(",");
+            dsts.add(InetAddresses.parse(ipPort[0]));
+            ports.add(ipPort.length > 1 ? Integer.parseInt(ipPort[1]) : 7471);
             l2s.add(new L2Header(HwAddr.parse(p[1]), srcMac, null));
         }
         long sent = 0;
@@ -77,9 +85,11 @@ public final class IngressBench {
         int comm = (int) (System.currentTimeMillis() / 1000 << 21) | 1;
         try (PacketSocket s = PacketSocket.open(ifindex, null, 100)) {
             // scripts/bench-ingress opens its window after this pause, when the frames start, not the JVM
-            System.out.println("sending");
+            // REQ i has comm ID first + i and goes to target i % targets (scripts/soak's accounting)
+            System.out.printf("sending first=%d targets=%d%n", comm, dsts.size());
             Thread.sleep(Long.getLong("bench.pauseSeconds", 0) * 1000);
             long start = System.nanoTime();
+            System.out.printf("started=%d%n", System.currentTimeMillis()); // REQ i leaves no earlier than + i/rate
             long end = start + seconds * 1_000_000_000L;
             // bench.rate: REQs a second, paced (scripts/fault-restart); 0, as fast as the socket takes them
             long rate = Long.getLong("bench.rate", 0);
@@ -92,7 +102,7 @@ public final class IngressBench {
                 int k = (int) (sent % dsts.size());
                 InetAddress dst = dsts.get(k);
                 var req = RdmaCmRequests.req(comm, 0x0200000000000001L, 0x10, 0, PortSpace.TCP, src, 40000,
-                        dst, 7471, null);
+                        dst, ports.get(k), null);
                 s.send(RoceFrameBuilder.cmFrame(l2s.get(k), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc000, 0xffff,
                         0, Mad.of(req, comm)));
                 comm++;

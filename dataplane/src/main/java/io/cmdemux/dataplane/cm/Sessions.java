@@ -262,13 +262,20 @@ public final class Sessions implements AutoCloseable {
         }
     }
 
-    /** Forgets a connection without a word on the wire: its request could not be delivered after all. */
-    public void forget(long traceId) {
+    /**
+     * Forgets a connection without a word on the wire: its request could not be delivered after all.
+     *
+     * @return false when it was gone already: its consumer left between the delivery and now, and that answered
+     *     it on the wire (REJ 28)
+     */
+    public boolean forget(long traceId) {
         synchronized (lock) {
             int s = table.byTrace(traceId);
-            if (s != SessionTable.NONE) {
-                remove(s);
+            if (s == SessionTable.NONE) {
+                return false;
             }
+            remove(s);
+            return true;
         }
     }
 

@@ -145,7 +145,12 @@ public final class Dispatcher {
                         raw, meta, d));
                 if (handover != Consumers.Handover.TAKEN) {
                     pending.invalidate(traceId);
-                    sessions.forget(traceId);
+                    if (!meta.sidr() && !sessions.forget(traceId)) {
+                        // The consumer left while this was handed over, and its leaving rejected the request
+                        // (Sessions.consumerGone): one REJ on the wire, not two.
+                        metrics.decision("reject", "consumer-gone");
+                        return d;
+                    }
                     if (meta.sidr()) {
                         // cm_sidr_req_handler: whatever the handler's error (-ENOMEM for a full backlog too),
                         // cm_destroy_id in IB_CM_SIDR_REQ_RCVD answers with cm_reject_sidr_req(IB_SIDR_REJECT).
