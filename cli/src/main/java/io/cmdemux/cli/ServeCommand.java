@@ -98,6 +98,11 @@ final class ServeCommand implements Callable<Integer> {
             description = "metrics and health endpoints (default 127.0.0.1:9464)")
     String metrics = "127.0.0.1:9464";
 
+    @Option(names = "--status", paramLabel = "HOST:PORT|metrics|off",
+            description = "the status page: on the metrics address (metrics, the default), on its own address, or off;"
+                    + " it names pods and addresses, so keep it off addresses other tenants reach")
+    String status = "metrics";
+
     @Option(names = "--no-nft",
             description = "do not install the nftables rule that hides RoCE frames from the pods' own stacks")
     boolean noNft;
@@ -167,18 +172,18 @@ final class ServeCommand implements Callable<Integer> {
             throw new IllegalArgumentException("--max-sessions " + maxSessions + ": expected 1 to "
                     + Sessions.MAX_SESSIONS);
         }
-        int colon = metrics.lastIndexOf(':');
-        if (colon <= 0) {
-            throw new IllegalArgumentException("--metrics " + metrics + ": expected HOST:PORT");
-        }
-        InetSocketAddress http = new InetSocketAddress(metrics.substring(0, colon),
-                Integer.parseInt(metrics.substring(colon + 1)));
+        InetSocketAddress http = hostPort("--metrics", metrics);
+        Daemon.StatusAt statusAt = switch (status) {
+            case "metrics" -> Daemon.StatusAt.ON_METRICS;
+            case "off" -> Daemon.StatusAt.OFF;
+            default -> new Daemon.StatusAt(true, hostPort("--status", status));
+        };
         ControlServer.Config control = new ControlServer.Config(controlSocket, controlSocketGroup, abstractName,
                 queriesFromPods, controlThreads, maxConsumersPerNamespace, maxListenersPerConsumer,
                 maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
         Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize,
                 Duration.ofMillis(duplicateWindowMs), new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs),
-                pathConfig, podsDir, nfdFeaturesDir, !noObserve, disagreementsDir));
+                pathConfig, podsDir, nfdFeaturesDir, !noObserve, disagreementsDir, statusAt));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {
@@ -189,9 +194,24 @@ final class ServeCommand implements Callable<Integer> {
             throw e;
         }
         String base = "http://" + d.httpAddress().getHostString() + ":" + d.httpAddress().getPort();
-        terminal.err().println("cmdemux: serving; status page on " + base + "/, metrics on " + base + "/metrics");
+        InetSocketAddress page = d.statusAddress();
+        terminal.err().println("cmdemux: serving; status page "
+                + (page == null ? "off" : "on http://" + page.getHostString() + ":" + page.getPort() + "/")
+                + ", metrics on " + base + "/metrics");
         d.awaitStop();
         return ExitCode.OK;
+    }
+
+    private static InetSocketAddress hostPort(String option, String value) {
+        int colon = value.lastIndexOf(':');
+        if (colon <= 0) {
+            throw new IllegalArgumentException(option + " " + value + ": expected HOST:PORT");
+        }
+        try {
+            return new InetSocketAddress(value.substring(0, colon), Integer.parseInt(value.substring(colon + 1)));
+        } catch (IllegalArgumentException e) { // NumberFormatException, a port out of range
+            throw new IllegalArgumentException(option + " " + value + ": expected HOST:PORT (" + e.getMessage() + ")");
+        }
     }
 
     /**

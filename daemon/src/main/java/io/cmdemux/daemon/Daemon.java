@@ -58,11 +58,23 @@ public final class Daemon implements AutoCloseable {
      * @param nfdFeaturesDir Node Feature Discovery's features.d directory to keep the node's labels in (null: none)
      * @param observe whether to observe the kernel's own RDMA CM decisions (issue 18) where the kernel allows it
      * @param disagreementsDir where a disagreement between the kernel and cmdemux saves the host's state (null: none)
+     * @param status where the status page is served: {@link StatusAt#ON_METRICS}, its own address, or nowhere
      */
     public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control,
             InetSocketAddress metrics, boolean nft,
             double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig,
-                    Path podsDir, Path nfdFeaturesDir, boolean observe, Path disagreementsDir) {}
+                    Path podsDir, Path nfdFeaturesDir, boolean observe, Path disagreementsDir, StatusAt status) {}
+
+    /**
+     * Where the status page goes. It names pods, namespaces, addresses and the last decisions, so on a node
+     * whose metrics address other tenants can reach (a DaemonSet's node IP) it belongs on loopback or nowhere.
+     *
+     * @param address its own address, or null: on the metrics address ({@code serve} when enabled)
+     */
+    public record StatusAt(boolean enabled, InetSocketAddress address) {
+        public static final StatusAt ON_METRICS = new StatusAt(true, null);
+        public static final StatusAt OFF = new StatusAt(false, null);
+    }
 
     private final Config config;
     private final Metrics metrics = new Metrics();
@@ -87,6 +99,8 @@ public final class Daemon implements AutoCloseable {
     private PodRegistry pods;
     private HttpEndpoints http;
     private InetSocketAddress httpAddress;
+    private HttpEndpoints statusHttp;
+    private InetSocketAddress statusAddress;
     private volatile NodeFeatures features;
     private KernelObserver observer;
 
@@ -104,6 +118,14 @@ public final class Daemon implements AutoCloseable {
 
     public InetSocketAddress httpAddress() {
         return httpAddress;
+    }
+
+    /** Where the status page is: the metrics address, its own, or null when it is off. */
+    public InetSocketAddress statusAddress() {
+        if (!config.status().enabled()) {
+            return null;
+        }
+        return statusAddress != null ? statusAddress : httpAddress;
     }
 
     public void start() throws Exception {
@@ -176,7 +198,14 @@ public final class Daemon implements AutoCloseable {
             observer.off("--no-observe");
         }
         metrics.gauge("kernel_observer_running", () -> observer.running() ? 1 : 0);
-        new StatusSite(this::state, control, metrics, decisions, config.mode(), observer).install(http);
+        StatusSite site = new StatusSite(this::state, control, metrics, decisions, config.mode(), observer);
+        if (config.status().enabled() && config.status().address() == null) {
+            site.install(http);
+        } else if (config.status().enabled()) {
+            statusHttp = new HttpEndpoints();
+            site.install(statusHttp);
+            statusAddress = statusHttp.start(config.status().address());
+        }
         httpAddress = http.start(config.metrics());
         // before ready: /readyz and the log line below then mean that the first ADD finds the CNI path warm
         cni.warmUp(config.control().hostSocket());
@@ -286,6 +315,9 @@ public final class Daemon implements AutoCloseable {
         }
         if (http != null) {
             http.close();
+        }
+        if (statusHttp != null) {
+            statusHttp.close();
         }
         if (watcher != null) {
             watcher.close();

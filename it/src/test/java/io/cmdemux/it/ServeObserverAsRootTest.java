@@ -43,6 +43,39 @@ class ServeObserverAsRootTest {
         }
     }
 
+    /**
+     * --status: the page names pods and addresses, so a DaemonSet that serves its metrics on the node's IP keeps the
+     * page on loopback (its own address) or off; then the metrics address has no page, only the metrics.
+     */
+    @Test
+    void theStatusPageGoesToItsOwnAddressOrNowhereAndTheMetricsAddressKeepsOnlyTheMetrics() throws Exception {
+        Path dir = Files.createTempDirectory("cmdemux-it-status");
+        int port = Binaries.freePort();
+        int statusPort = Binaries.freePort();
+        try (Proc serve = new Proc(Binaries.cmdemux(null, "serve", "--control-socket",
+                dir.resolve("a.sock").toString(), "--pods-dir", dir.resolve("pods-a").toString(),
+                "--metrics", "127.0.0.1:" + port, "--status", "127.0.0.1:" + statusPort))) {
+            assertThat(serve.await(l -> l.contains("cmdemux: serving;"), 60_000)).as(String.join("\n", serve.err))
+                    .isTrue();
+            assertThat(serve.err).anyMatch(l -> l.contains("status page on http://127.0.0.1:" + statusPort + "/"));
+            assertThat(get(port, "/").statusCode()).isEqualTo(404);
+            assertThat(get(port, "/topology.svg").statusCode()).isEqualTo(404);
+            assertThat(get(port, "/metrics").body()).contains("topology_generation");
+            assertThat(get(port, "/readyz").statusCode()).isEqualTo(200);
+            assertThat(get(statusPort, "/").statusCode()).isEqualTo(200);
+            assertThat(get(statusPort, "/").body()).contains("id=\"kernel-state\"");
+        }
+        try (Proc serve = new Proc(Binaries.cmdemux(null, "serve", "--control-socket",
+                dir.resolve("b.sock").toString(), "--pods-dir", dir.resolve("pods-b").toString(),
+                "--metrics", "127.0.0.1:" + port, "--status", "off"))) {
+            assertThat(serve.await(l -> l.contains("cmdemux: serving;"), 60_000)).as(String.join("\n", serve.err))
+                    .isTrue();
+            assertThat(serve.err).anyMatch(l -> l.contains("status page off"));
+            assertThat(get(port, "/").statusCode()).isEqualTo(404);
+            assertThat(get(port, "/metrics").statusCode()).isEqualTo(200);
+        }
+    }
+
     private static HttpResponse<String> get(int port, String path) throws Exception {
         return HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
                 .build(), HttpResponse.BodyHandlers.ofString());
