@@ -1,12 +1,11 @@
 package io.cmdemux.dataplane.cm;
 
-import io.cmdemux.dataplane.consumer.Consumers;
+import io.cmdemux.dataplane.consumer.NoConsumers;
 import io.cmdemux.dataplane.metrics.Metrics;
 import io.cmdemux.dataplane.reply.FrameSender;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cmdemux.gid.Gid;
-import io.cmdemux.ingress.resolve.ListenerTable;
 import io.cmdemux.ingress.wire.FrameResult;
 import io.cmdemux.ingress.wire.L2Header;
 import io.cmdemux.ingress.wire.L3Header;
@@ -19,7 +18,6 @@ import io.cmdemux.ingress.wire.RoceFrameBuilder;
 import io.cmdemux.netdev.HwAddr;
 import io.cmdemux.netdev.InetAddresses;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.Test;
 
@@ -81,38 +79,5 @@ class SessionsCommIdTest {
                 HwAddr.parse("02:88:00:00:00:99"), null), L3Header.of(Gid.ofIp(src), Gid.ofIp(dst)), 0xc001, 0xffff, 0,
                 Mad.of(r, commId));
         return ((FrameResult.Decoded) RoceDecoder.decodeEthernet(f)).frame();
-    }
-
-    /** Nobody to deliver to: Sessions only registers its handlers here. */
-    private static final class NoConsumers implements Consumers {
-        @Override
-        public ListenerTable listeners() {
-            return new ListenerTable(1, List.of());
-        }
-
-        @Override
-        public Handover deliver(Delivery delivery) {
-            return Handover.GONE;
-        }
-
-        @Override
-        public void onReject(RejectHandler handler) {}
-
-        @Override
-        public void onAccept(AcceptHandler handler) {}
-
-        @Override
-        public void onDisconnect(DisconnectHandler handler) {}
-
-        @Override
-        public void onConsumerGone(java.util.function.Consumer<String> handler) {}
-
-        @Override
-        public boolean notify(String owner, io.cmdemux.dataplane.consumer.CmEvent event) {
-            return false;
-        }
-
-        @Override
-        public void close() {}
     }
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.cmdemux.dataplane.cm.Sessions;
 import io.cmdemux.dataplane.consumer.CmEvent;
-import io.cmdemux.dataplane.consumer.Consumers;
+import io.cmdemux.dataplane.consumer.NoConsumers;
 import io.cmdemux.dataplane.metrics.Metrics;
 import io.cmdemux.dataplane.pipeline.DecisionLog;
 import io.cmdemux.dataplane.pipeline.Pipeline;
@@ -54,7 +54,7 @@ class DispatcherConsumerGoneTest {
     private static final String OWNER = "consumer-1";
 
     /** A consumer that leaves during the hand-over when {@code leaveDuringHandover}, and refuses it. */
-    static final class LeavingConsumers implements Consumers {
+    static final class LeavingConsumers extends NoConsumers {
         ListenerTable listeners;
         Consumer<String> gone = o -> {};
         boolean leaveDuringHandover;
@@ -73,15 +73,6 @@ class DispatcherConsumerGoneTest {
         }
 
         @Override
-        public void onReject(RejectHandler handler) {}
-
-        @Override
-        public void onAccept(AcceptHandler handler) {}
-
-        @Override
-        public void onDisconnect(DisconnectHandler handler) {}
-
-        @Override
         public void onConsumerGone(Consumer<String> handler) {
             gone = handler;
         }
@@ -90,9 +81,6 @@ class DispatcherConsumerGoneTest {
         public boolean notify(String owner, CmEvent event) {
             return true;
         }
-
-        @Override
-        public void close() {}
     }
 
     private static List<CmRej> rejsFor(boolean leaveDuringHandover) throws Exception {
