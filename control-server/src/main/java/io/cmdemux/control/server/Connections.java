@@ -1,17 +1,13 @@
 package io.cmdemux.control.server;
 
-import io.cmdemux.control.protocol.Frame;
-import io.cmdemux.control.protocol.Record;
 import io.cmdemux.control.protocol.RequestRefused;
 import io.cmdemux.control.protocol.Via;
 import io.cmdemux.control.protocol.Wire;
 import io.cmdemux.namespaces.NetnsId;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
 import java.io.IOException;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -141,13 +137,11 @@ final class Connections {
         return n < maxPerNamespace;
     }
 
-    /** ERROR, then close; counted as closed.{@code counter}. */
+    /** ERROR, then close ({@link Farewell}); counted as closed.{@code counter}. */
     void refuse(Channel ch, String counter, int status, String text) {
         counters.inc("closed." + counter);
         log.debug("refusing a control connection ({}): {}", counter, text);
-        ch.writeAndFlush(new Frame(Wire.VERSION, Wire.ERROR, status, Wire.FORMAT_RECORDS, 0, 0,
-                List.of(Record.text(Wire.R_TEXT, text))))
-                .addListener(ChannelFutureListener.CLOSE);
+        Farewell.send(ch, status, text);
     }
 
     private volatile java.util.function.Consumer<String> goneHandler;

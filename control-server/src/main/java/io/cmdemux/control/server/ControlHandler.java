@@ -21,7 +21,6 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.dataplane.consumer.Consumers;
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.SimpleChannelInboundHandler;
 import java.util.List;
@@ -83,9 +82,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
             FrameDecoder.Violation v = (FrameDecoder.Violation) msg;
             daemon.counters().inc("closed." + v.counter());
             log.debug("{}: closing: {}", conn, v.error().getMessage());
-            Frame err = new Frame(Wire.VERSION, Wire.ERROR, v.error().status(), Wire.FORMAT_RECORDS, 0, 0,
-                    List.of(Record.text(Wire.R_TEXT, v.error().getMessage())));
-            ctx.writeAndFlush(err).addListener(ChannelFutureListener.CLOSE);
+            Farewell.send(ctx.channel(), v.error().status(), v.error().getMessage());
             return;
         }
         if (msg instanceof FrameDecoder.BadFrame) {

@@ -523,6 +523,24 @@ class ControlServerAsRootTest {
         assertThat(lab.podClient(podB).hello("after the storm").netns()).isEqualTo(lab.id(podB));
     }
 
+    @Test
+    void theErrorReachesAClientStillWritingWhenTheDaemonGivesUpOnIt() throws Exception {
+        start();
+        // A bad version, then a megabyte the daemon never reads: more than the socket holds, so the
+        // client is mid-write when the ERROR comes. Closing on it would reset the client's write,
+        // and the client would close before it read the ERROR.
+        ControlClient c = lab.podClient(podA);
+        byte[] v9 = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
+        v9[0] = 9;
+        byte[] bytes = java.util.Arrays.copyOf(v9, 1 << 20);
+        c.channel().writeAndFlush(Unpooled.wrappedBuffer(bytes));
+        ControlLab.await("the connection to close", () -> !c.isOpen());
+        assertThat(c.error()).as("an ERROR before the close").isNotNull();
+        assertThat(c.error().status()).isEqualTo(Wire.EPROTONOSUPPORT);
+        assertThat(lab.server.counters().get("closed.bad-version")).isEqualTo(1);
+        ControlLab.await("the daemon to close its side", () -> lab.server.stats().connections() == 0);
+    }
+
     private void expectClosed(byte[] bytes, int status, String counter) throws IOException {
         ControlClient c = lab.podClient(podA);
         sendRaw(c, bytes);
