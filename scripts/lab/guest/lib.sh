@@ -521,6 +521,7 @@ stop_trace() {
   for spec in $KRETPROBES; do echo "-:cmdemux_lab/${spec%%:*}_ret" >> "$TRACEFS/kprobe_events" 2>/dev/null; done
   [ "$LIVE_WATCH" = 1 ] || echo "-:cmdemux/req" >> "$TRACEFS/kprobe_events" 2>/dev/null
   echo "-:cmdemux_check/req_btf" >> "$TRACEFS/kprobe_events" 2>/dev/null
+  echo "-:cmdemux_check/req_gid" >> "$TRACEFS/kprobe_events" 2>/dev/null
   true
 }
 

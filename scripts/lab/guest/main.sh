@@ -63,6 +63,9 @@ while read -r s; do
   left=$(rdma res show cm_id 2>/dev/null | grep -c LISTEN || true)
   [ "$left" = 0 ] || echo "lab: WARNING: $left LISTEN cm_ids left over before $s"
   echo "$left" > "$out/leftover-listeners"
+  # This boot's RDMA netns mode and the time, per scenario: scenarios of other boots share the results directory.
+  cp "$LAB/out/netns_mode" "$LAB/out/rdma-system" "$out/" 2>/dev/null
+  date -u +%FT%TZ > "$out/date"
   t0=$(date +%s)
   OUT="$out" timeout -k 5 "${SCENARIO_TIMEOUT:-420}" bash -c '
     set -uo pipefail

@@ -23,6 +23,7 @@ import io.cmdemux.observer.ReqProbe;
 import io.cmdemux.observer.btf.BtfException;
 import io.cmdemux.observer.btf.KernelBtf;
 import io.cmdemux.observer.trace.LostEvents;
+import io.cmdemux.observer.trace.ReqProbeEvent;
 import io.cmdemux.pods.PodDirectory;
 import io.cmdemux.render.DecisionView;
 import io.cmdemux.render.TopologyView;
@@ -243,6 +244,11 @@ final class WatchCommand implements Callable<Integer> {
         o.put("sidr", r.sidr());
         o.put("device", r.device());
         o.put("port", r.port());
+        if (r.probe() != null && r.probe().gidIndex() != ReqProbeEvent.NO_GID_INDEX) {
+            o.put("gidIndex", r.probe().gidIndex());
+        } else {
+            o.putNull("gidIndex");
+        }
         KernelOutcome k = r.outcome();
         o.put("outcome", k instanceof KernelOutcome.Delivered ? "deliver"
                 : k instanceof KernelOutcome.Rejected ? "reject" : "drop");

@@ -82,6 +82,22 @@ class WatchCommandTest {
         assertThat(got).containsExactlyInAnyOrderEntriesOf(LabCheckCommand.expected(dir));
     }
 
+    @Test
+    void aTaggedRequestNamesTheGidEntryOnThePodsVlanDevice() throws Exception {
+        // vlan-in-pod: the REQ came tagged 100 to the pod's vA.100; the entry ib_cm matched is that ndev's.
+        Path dir = LAB.resolve("vlan-in-pod");
+        Cli.Result r = Cli.run("watch", "--lab", dir.toString(), "--json");
+        assertThat(r.exit()).as(r.err()).isZero();
+        List<String> lines = r.out().lines().toList();
+        assertThat(lines).hasSize(1);
+        JsonNode o = JSON.readTree(lines.get(0));
+        assertThat(o.get("gidIndex").isInt()).as(lines.get(0)).isTrue();
+        Path ndev = dir.resolve("sysfs/" + o.get("device").asText() + "/ports/" + o.get("port").asInt()
+                + "/gid_attrs/ndevs/" + o.get("gidIndex").asInt());
+        assertThat(Files.readString(ndev).strip()).isEqualTo("vA.100");
+        assertThat(o.get("agree").asBoolean()).isTrue();
+    }
+
     @ParameterizedTest
     @MethodSource("recordings")
     void labTextHasOneAgreeingLinePerRequest(Path dir) {

@@ -1,6 +1,8 @@
 package io.cmdemux.observer;
 
 import io.cmdemux.gid.Gid;
+import io.cmdemux.gid.GidEntry;
+import io.cmdemux.gid.RdmaPort;
 import io.cmdemux.ingress.resolve.Decision;
 import io.cmdemux.ingress.resolve.HostState;
 import io.cmdemux.ingress.resolve.Listener;
@@ -23,6 +25,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.IntFunction;
 
@@ -72,10 +75,25 @@ public final class Prediction {
             if (p.sgid() != null) {
                 q.dgid(Gid.of(p.sgid()));
             }
+            frameVlan(state, p).ifPresent(q::vlan);
             return Resolver.resolve(state, q.meta(state.rdma()), ResolverMode.KERNEL);
         } catch (IOException | IllegalArgumentException e) {
             return null;
         }
+    }
+
+    /**
+     * The 802.1Q VID of the frame the request came in, which the probe cannot read: the GID entry ib_cm matched is
+     * on a vlan device exactly when the frame was tagged, with its VID (find_gid_filter), so the entry's ndev says
+     * it. Empty for an untagged frame, and when the snapshot has no such entry (then the resolver finds no GID
+     * either and says so).
+     */
+    static OptionalInt frameVlan(HostState state, ReqProbeEvent p) {
+        if (p.gidIndex() == ReqProbeEvent.NO_GID_INDEX) {
+            return OptionalInt.empty();
+        }
+        return state.rdma().port(p.device(), p.port()).filter(RdmaPort::roce)
+                .flatMap(port -> port.gid(p.gidIndex())).map(GidEntry::vlanId).orElse(OptionalInt.empty());
     }
 
     /** A decision in expected.tsv's vocabulary: deliver:NAME, reject:N, drop. */

@@ -61,6 +61,15 @@ public final class ReqProbe {
         arg(d, names, "sgid", "+" + l.field("sa_path_rec", "sgid").byteOffset() + "(" + path + ")", "x8[16]");
         arg(d, names, "dgid", "+" + l.field("sa_path_rec", "dgid").byteOffset() + "(" + path + ")", "x8[16]");
         arg(d, names, "cma", "+0(" + at(priv, ev) + ")", "x8[" + cmaLen + "]");
+        // The GID entry ib_cm matched the REQ to (ib_init_ah_attr_from_wc): on RoCE its ndev is a vlan device
+        // exactly when the frame was tagged, with the frame's VID (find_gid_filter), so this is how the frame's
+        // tag reaches us. RoCE always has one (ib_cm sends nothing without it); on InfiniBand without a GRH the
+        // pointer may be NULL, and the value means nothing there.
+        Field gidIndex = l.field("ib_gid_attr", "index");
+        arg(d, names, "gid_index", "+" + gidIndex.byteOffset() + "("
+                + at(l.field("ib_cm_event", "param.req_rcvd.ppath_sgid_attr"), ev) + ")", "u16");
+        arg(d, names, "sidr_gid_index", "+" + gidIndex.byteOffset() + "("
+                + at(l.field("ib_cm_event", "param.sidr_req_rcvd.sgid_attr"), ev) + ")", "u16");
         return new ReqProbe(d.toString(), names);
     }
 

@@ -23,6 +23,23 @@ public final class LabFixtures {
         }
     }
 
+    /**
+     * Whether the recording ran in exclusive RDMA netns mode, each device in one namespace: rdma/netns_mode (the
+     * guest's ib_core parameter, "N") where the fixture has it, else the boot parameters its README names.
+     */
+    public static boolean exclusive(Path dir) throws IOException {
+        Path mode = dir.resolve("rdma/netns_mode");
+        if (Files.isRegularFile(mode)) {
+            String m = Files.readString(mode).strip();
+            assertThat(m).as("%s", mode).isIn("Y", "N");
+            return m.equals("N");
+        }
+        String params = Files.readAllLines(dir.resolve("README.md")).stream()
+                .filter(l -> l.startsWith("- Kernel parameters beyond the defaults:")).findFirst()
+                .orElseThrow(() -> new AssertionError(dir + "/README.md names no kernel parameters"));
+        return params.contains("ib_core.netns_mode=0");
+    }
+
     /** expected.tsv: local comm ID to outcome, written by derive-expected from the listeners' logs and the wire. */
     public static Map<String, String> expected(Path dir) throws IOException {
         return new LabRecording(dir).expected();

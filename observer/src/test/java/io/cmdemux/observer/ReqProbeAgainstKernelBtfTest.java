@@ -24,6 +24,7 @@ class ReqProbeAgainstKernelBtfTest {
     void ourOffsetsReadWhatTheKernelsOwnBtfResolutionReads() throws Exception {
         TraceLineParser p = new TraceLineParser();
         int compared = 0;
+        int comparedGid = 0;
         for (Path dir : LabFixtures.withTrace()) {
             List<KernelEvent> events = new ArrayList<>();
             for (String l : Files.readAllLines(dir.resolve("tracefs/trace.txt"), StandardCharsets.US_ASCII)) {
@@ -36,7 +37,7 @@ class ReqProbeAgainstKernelBtfTest {
                 if (!(events.get(i) instanceof ReqProbeEvent ours)) {
                     continue;
                 }
-                UnknownEvent check = checkBefore(events, i, ours);
+                UnknownEvent check = checkBefore(events, i, ours, "req_btf");
                 assertThat(check).as("%s: the kernel-resolved probe's line for %s", dir.getFileName(), ours)
                         .isNotNull();
                 // Both read the __be32 comm IDs as host integers; ReqProbeEvent swaps them to wire order.
@@ -45,19 +46,30 @@ class ReqProbeAgainstKernelBtfTest {
                         .contains((ours.sidr() ? " sidr_port=" : " port=") + ours.port() + " ")
                         .endsWith(" event=" + ours.cmEvent());
                 compared++;
+                if (ours.gidIndex() != ReqProbeEvent.NO_GID_INDEX) {
+                    UnknownEvent gid = checkBefore(events, i, ours, "req_gid");
+                    assertThat(gid).as("%s: the kernel-resolved GID probe's line for %s", dir.getFileName(), ours)
+                            .isNotNull();
+                    assertThat(gid.body()).contains(" remote_id=" + swap(ours.remoteId()) + " ")
+                            .contains((ours.sidr() ? " sidr_gid_index=" : " gid_index=") + ours.gidIndex());
+                    comparedGid++;
+                }
             }
         }
         assertThat(compared).as("requests recorded with both kprobes (scripts/lab/observer-kprobe)").isPositive();
+        assertThat(comparedGid).as("requests recorded with the GID index and its kernel-resolved twin").isPositive();
     }
 
     private static long swap(long commId) {
         return Integer.toUnsignedLong(Integer.reverseBytes((int) commId));
     }
 
-    /** The cmdemux_check/req line of the same call: same task, just before ours (both probe the function's entry). */
-    private static UnknownEvent checkBefore(List<KernelEvent> events, int i, ReqProbeEvent ours) {
-        for (int j = i - 1; j >= 0 && j >= i - 3; j--) {
-            if (events.get(j) instanceof UnknownEvent u && u.header().event().startsWith(ReqProbe.EVENT)
+    /** A cmdemux_check line of the same call: same task, just before ours (all probe the function's entry). */
+    private static UnknownEvent checkBefore(List<KernelEvent> events, int i, ReqProbeEvent ours, String event) {
+        for (int j = i - 1; j >= 0 && j >= i - 4; j--) {
+            // Recordings before cmdemux_check/req_gid named the first twin cmdemux_check/req.
+            if (events.get(j) instanceof UnknownEvent u && (u.header().event().equals(event)
+                    || event.equals("req_btf") && u.header().event().equals(ReqProbe.EVENT))
                     && u.header().pid() == ours.header().pid()) {
                 return u;
             }

@@ -77,6 +77,10 @@ final class Fields {
         return line.substring(valueStart[k], valueEnd[k]);
     }
 
+    boolean has(String key) {
+        return find(key) >= 0;
+    }
+
     String optionalText(String key) {
         int k = find(key);
         return k < 0 ? null : line.substring(valueStart[k], valueEnd[k]);

@@ -30,8 +30,11 @@ final class ProbeFields {
         byte[] sgid = sidr ? null : gid(f, "sgid");
         byte[] dgid = sidr ? null : gid(f, "dgid");
         byte[] cma = f.bytes("cma");
+        // Recordings made before the probe read the matched GID entry have no such field.
+        String gidKey = sidr ? "sidr_gid_index" : "gid_index";
+        int gidIndex = f.has(gidKey) ? (int) (f.unsigned(gidKey) & 0xffff) : ReqProbeEvent.NO_GID_INDEX;
         return new ReqProbeEvent(h, event, local, remote, serviceId, device, port, (int) (pkey & 0xffff), sgid, dgid,
-                cma);
+                cma, gidIndex);
     }
 
     private static byte[] gid(Fields f, String key) throws MalformedTraceLineException {

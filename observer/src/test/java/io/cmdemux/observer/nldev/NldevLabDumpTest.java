@@ -51,8 +51,38 @@ class NldevLabDumpTest {
         }
         // Empty in a scenario without listeners (no-listener-anywhere), as the awk decoder finds it too.
         assertThat(ours).as("cm_ids of %s", pcap).containsExactlyInAnyOrderElementsOf(awk(pcap));
-        assertThat(dump.devices()).extracting(RdmaLink::device).contains("rxe0");
+        if (!LabFixtures.exclusive(pcap.getParent().getParent())) {
+            assertThat(dump.devices()).extracting(RdmaLink::device).as("shared mode: every namespace sees rxe0")
+                    .contains("rxe0");
+        }
         assertThat(dump.ports()).allSatisfy(p -> assertThat(p.port()).isPositive());
+    }
+
+    @Test
+    void inExclusiveModeADeviceIsListedByOneNamespaceOnly() throws Exception {
+        int fixtures = 0;
+        for (Path d : LabFixtures.withTrace()) {
+            if (!LabFixtures.exclusive(d)) {
+                continue;
+            }
+            List<String> seenIn = new ArrayList<>();
+            try (Stream<Path> s = Files.list(d.resolve("rdma"))) {
+                for (Path pcap : s.filter(p -> p.toString().endsWith(".pcap")).sorted().toList()) {
+                    List<NlMessage> msgs = new ArrayList<>();
+                    for (byte[] m : SnapshotFile.readNetlinkPcap(pcap)) {
+                        msgs.add(NlMessage.of(m));
+                    }
+                    if (NldevDump.of(msgs, new ArrayList<>()).devices().stream()
+                            .anyMatch(l -> l.device().equals("rxe0"))) {
+                        seenIn.add(pcap.getFileName().toString());
+                    }
+                }
+            }
+            assertThat(seenIn).as("%s: the dumps that list rxe0", d.getFileName()).hasSize(1);
+            fixtures++;
+        }
+        assertThat(fixtures).as("exclusive-mode fixtures with nldev dumps (scripts/lab/scenarios/exclusive-*)")
+                .isPositive();
     }
 
     private static String sockaddr(CmIdEntry c) {
