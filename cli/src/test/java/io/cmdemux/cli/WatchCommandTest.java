@@ -82,6 +82,41 @@ class WatchCommandTest {
         assertThat(got).containsExactlyInAnyOrderEntriesOf(LabCheckCommand.expected(dir));
     }
 
+    static List<Path> rxeLimits() throws IOException {
+        try (Stream<Path> s = Files.list(LAB.resolve("rxe-limits"))) {
+            return s.filter(d -> Files.isRegularFile(d.resolve("tracefs/trace.txt"))).sorted().toList();
+        }
+    }
+
+    /**
+     * rxe-limits/: rxe's receive path, not the RDMA CM, decides there. The kernel's outcomes still come out as
+     * derive-expected found them; cmdemux predicts for a real NIC, so where it disagrees the kernel dropped the
+     * request before rdma_cm (the kprobe never saw it), and watch says so with exit 1.
+     */
+    @ParameterizedTest
+    @MethodSource("rxeLimits")
+    void onRxeLimitsTheKernelsOutcomesComeOutAndOnlyRxeDropsDisagree(Path dir) throws Exception {
+        Cli.Result r = Cli.run("watch", "--lab", dir.toString(), "--json");
+        Map<String, String> got = new LinkedHashMap<>();
+        boolean disagreed = false;
+        for (String line : r.out().lines().toList()) {
+            JsonNode o = JSON.readTree(line);
+            String outcome = o.get("outcome").asText();
+            got.put(o.get("localCommId").asText(), switch (outcome) {
+                case "deliver" -> "deliver:" + o.get("namespace").get("names").get(0).asText();
+                case "reject" -> "reject:" + o.get("rejectReason").asInt();
+                default -> "drop";
+            });
+            if (o.get("agree").isBoolean() && !o.get("agree").asBoolean()) {
+                disagreed = true;
+                assertThat(outcome).as("a disagreement that is not an rxe drop: %s", line).isEqualTo("drop");
+                assertThat(o.get("device").isNull()).as("the kprobe saw it: %s", line).isTrue();
+            }
+        }
+        assertThat(got).containsExactlyInAnyOrderEntriesOf(LabCheckCommand.expected(dir));
+        assertThat(r.exit()).as(r.err()).isEqualTo(disagreed ? 1 : 0);
+    }
+
     @Test
     void aTaggedRequestNamesTheGidEntryOnThePodsVlanDevice() throws Exception {
         // vlan-in-pod: the REQ came tagged 100 to the pod's vA.100; the entry ib_cm matched is that ndev's.

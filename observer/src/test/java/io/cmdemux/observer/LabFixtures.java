@@ -15,8 +15,13 @@ public final class LabFixtures {
 
     private LabFixtures() {}
 
+    /**
+     * Every fixture with a tracefs recording: the demux scenarios and rxe-limits/*, whose outcomes come from rxe's
+     * receive path rather than the RDMA CM (what the kernel did is still what the observer must report, and the
+     * prediction, made from the kprobe's fields and the kernel's own listeners, agrees there too).
+     */
     public static List<Path> withTrace() throws IOException {
-        try (Stream<Path> s = Files.list(LAB)) {
+        try (Stream<Path> s = Stream.concat(Files.list(LAB), Files.list(LAB.resolve("rxe-limits")))) {
             List<Path> all = s.filter(d -> Files.isRegularFile(d.resolve("tracefs/trace.txt"))).sorted().toList();
             assertThat(all).as("lab fixtures with tracefs/trace.txt under %s", LAB.toAbsolutePath()).isNotEmpty();
             return all;
