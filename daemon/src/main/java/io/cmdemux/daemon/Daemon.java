@@ -116,6 +116,13 @@ public final class Daemon implements AutoCloseable {
         return metrics;
     }
 
+    /** Before a tap decides a batch: the topology with every change announced by then (or counted as not). */
+    private void catchUp() {
+        if (!watcher.catchUp()) {
+            metrics.topologyBehind();
+        }
+    }
+
     public InetSocketAddress httpAddress() {
         return httpAddress;
     }
@@ -164,7 +171,7 @@ public final class Daemon implements AutoCloseable {
             NetnsState ns = watcher.current().namespace(ref.netns());
             PacketSocket socket = ns.host() ? SoftPortTap.openSocket(ref.ifindex())
                     : executor.call(pathOf(ns), () -> SoftPortTap.openSocket(ref.ifindex()));
-            taps.add(new SoftPortTap(spec.name(), spec.netdev(), socket, pipeline, metrics));
+            taps.add(new SoftPortTap(spec.name(), spec.netdev(), socket, pipeline, metrics, this::catchUp));
             if (ns.host()) {
                 hostNetdevs.add(spec.netdev());
             } else {

@@ -62,6 +62,8 @@ public final class TopologyWatcher implements AutoCloseable {
     private volatile TopologySnapshot current;
     private volatile boolean running;
     private volatile boolean rescanRequested;
+    private volatile boolean resyncing;
+    private volatile boolean overflowed;
     private NetlinkSocket events;
     private RtnlClient eventsClient;
     private RtnlClient scanClient;
@@ -82,6 +84,8 @@ public final class TopologyWatcher implements AutoCloseable {
     public static final int NOTIFICATION_BUFFER = 8 << 20;
 
     private static final int ENOBUFS = 105;
+    /** How long the event thread waits for a notification before it checks whether it should stop. */
+    private static final int WAIT_MILLIS = 250;
 
     public TopologyWatcher(NetnsDiscovery discovery, NetnsExecutor executor) {
         this(discovery, executor, NOTIFICATION_BUFFER);
@@ -215,28 +219,25 @@ public final class TopologyWatcher implements AutoCloseable {
     private void eventLoop() {
         while (running) {
             try {
-                NetlinkSocket.Datagram first = events.receive();
-                if (first == null) {
-                    continue; // receive timeout: check whether we should stop
+                if (overflowed) { // catchUp met the ENOBUFS
+                    overflowed = false;
+                    overflow();
+                    continue;
                 }
-                long arrived = System.nanoTime();
+                // Wait outside the lock, take under it: a notification leaves the socket only while the lock is
+                // held, and is in the published snapshot by the time the lock is let go (what catchUp relies on).
+                if (!events.awaitReadable(WAIT_MILLIS)) {
+                    continue; // check whether we should stop
+                }
                 synchronized (lock) {
-                    Set<NetnsId> dirty = new HashSet<>();
-                    handle(first, dirty);
-                    // Coalesce everything already queued into one generation.
-                    NetlinkSocket.Datagram more;
-                    while ((more = events.poll()) != null) {
-                        handle(more, dirty);
-                    }
-                    publishDirty(dirty, arrived);
+                    drainAndPublish();
                 }
             } catch (NativeException e) {
                 if (!running) {
                     return;
                 }
-                if (e.errno() == ENOBUFS) { // notifications were lost, only a full read is trustworthy
-                    log.warn("netlink notifications overflowed; re-reading every namespace");
-                    resyncUntilItHolds();
+                if (e.errno() == ENOBUFS) {
+                    overflow();
                 } else {
                     log.warn("netlink notification socket: {}", e.getMessage());
                     sleepQuietly(100);
@@ -247,6 +248,57 @@ public final class TopologyWatcher implements AutoCloseable {
                 }
                 log.warn("netlink notification socket: {}", e.getMessage());
                 sleepQuietly(100);
+            }
+        }
+    }
+
+    /** Notifications were lost: only a full read is trustworthy. */
+    private void overflow() {
+        log.warn("netlink notifications overflowed; re-reading every namespace");
+        resyncing = true;
+        try {
+            resyncUntilItHolds();
+        } finally {
+            resyncing = false;
+        }
+    }
+
+    /** Everything queued, as one generation. Must hold the lock. */
+    private void drainAndPublish() throws IOException {
+        long arrived = System.nanoTime();
+        Set<NetnsId> dirty = new HashSet<>();
+        NetlinkSocket.Datagram d;
+        while ((d = events.poll()) != null) {
+            handle(d, dirty);
+        }
+        publishDirty(dirty, arrived);
+    }
+
+    /**
+     * Brings the snapshot up to every notification the kernel had queued for us when this is called, on the
+     * caller's thread: the listeners have seen the new generation when it returns. For the ingress, so that a
+     * request that arrived after an address moved is decided on a snapshot with the move in it (an `ip addr del`
+     * has queued its RTM_DELADDR before it returns; scripts/soak found deliveries to the old owner within a few
+     * milliseconds of one). Costs the lock and one receive that finds nothing when nothing is queued.
+     *
+     * @return false when it could not: a full re-read is under way, or the socket failed (the caller goes on
+     *     with the current snapshot)
+     */
+    public boolean catchUp() {
+        if (!running || resyncing) {
+            return false;
+        }
+        synchronized (lock) {
+            try {
+                drainAndPublish();
+                return true;
+            } catch (NativeException e) {
+                if (e.errno() == ENOBUFS) {
+                    overflowed = true; // the event thread re-reads; this thread must not wait for that
+                }
+                return false;
+            } catch (IOException e) {
+                return false;
             }
         }
     }

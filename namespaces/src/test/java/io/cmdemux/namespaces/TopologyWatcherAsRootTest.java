@@ -114,6 +114,40 @@ class TopologyWatcherAsRootTest {
         assertThat(s.byIp(addr)).isEmpty();
     }
 
+    /**
+     * An address deleted (`ip addr del` has returned) is gone from the snapshot when catchUp returns, even while
+     * the event thread is held up in a listener: what the ingress relies on to never decide a request that came
+     * after the change on the state before it.
+     */
+    @Test
+    void afterCatchUpTheSnapshotHasEveryChangeTheKernelHadAnnounced() throws Exception {
+        String pod = ns.add("cu");
+        await(pod + " appears", t -> netns(t, pod).isPresent());
+        var addr = InetAddresses.parse("10.97.0.7");
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean hold = new java.util.concurrent.atomic.AtomicBoolean(true);
+        watcher.addListener(t -> {
+            if (hold.get() && t.byIp(addr).size() == 1) {
+                hold.set(false);
+                held.countDown();
+                sleep(300); // the event thread, busy with the address's arrival
+            }
+        });
+        sh("ip", "-n", pod, "addr", "add", "10.97.0.7/32", "dev", "lo");
+        assertThat(held.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        sh("ip", "-n", pod, "addr", "del", "10.97.0.7/32", "dev", "lo");
+        assertThat(watcher.catchUp()).isTrue();
+        assertThat(watcher.current().byIp(addr)).as("the deletion, right after catchUp").isEmpty();
+    }
+
+    private static void sleep(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     @Test
     void renameIsSeenAndTheOldNameIsGone() throws Exception {
         String pod = ns.add("rn");

@@ -31,6 +31,7 @@ final class Native {
         @SaveError int close(int fd);
         @SaveError int setns(int fd, int nstype);
         @SaveError int fstat(int fd, @Out Pointer statbuf);
+        @SaveError int poll(Pointer fds, long nfds, int timeout);
         String strerror(int errnum);
     }
 
@@ -57,6 +58,7 @@ final class Native {
     static final int MSG_TRUNC = 0x20;
     static final int MSG_WAITFORONE = 0x10000;
     static final int EINTR = 4;
+    static final short POLLIN = 0x1;
     static final int EAGAIN = 11;
     static final int ENOBUFS = 105;
 
@@ -181,6 +183,26 @@ final class Native {
             out[i] = v.getInt(4L * i);
         }
         return out;
+    }
+
+    /**
+     * poll(2) on one descriptor for input: whether it became readable within {@code timeoutMillis} (0: now), or
+     * has an error for the next receive to report (POLLERR, as after ENOBUFS), without taking anything from it.
+     */
+    static boolean awaitReadable(int fd, int timeoutMillis) throws NativeException {
+        Pointer p = allocate(8); // struct pollfd { int fd; short events; short revents; }
+        p.putInt(0, fd);
+        p.putShort(4, POLLIN);
+        while (true) {
+            int n = LIBC.poll(p, 1, timeoutMillis);
+            if (n >= 0) {
+                return n > 0;
+            }
+            int errno = RUNTIME.getLastError();
+            if (errno != EINTR) {
+                throw error("poll", errno);
+            }
+        }
     }
 
     /**

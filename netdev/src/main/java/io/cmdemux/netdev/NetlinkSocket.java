@@ -124,6 +124,15 @@ public final class NetlinkSocket implements AutoCloseable {
         return receive(0);
     }
 
+    /**
+     * Waits up to {@code timeoutMillis} (0: not at all) until a datagram or an error is queued, and takes
+     * nothing: whether the next {@link #poll()} has something to return. Safe beside a thread that receives.
+     */
+    public boolean awaitReadable(int timeoutMillis) throws IOException {
+        ensureOpen();
+        return Native.awaitReadable(fd, timeoutMillis);
+    }
+
     /** Like {@link #receive()}, but returns null at once when nothing is queued. */
     public Datagram poll() throws IOException {
         return receive(Native.MSG_DONTWAIT);

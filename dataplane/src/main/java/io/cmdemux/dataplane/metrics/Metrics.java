@@ -23,6 +23,7 @@ public final class Metrics {
     private final ConcurrentHashMap<String, Family> decisions = new ConcurrentHashMap<>();
     private final Counter sessionsOfGoneConsumers;
     private final Counter duplicateRequests;
+    private final Counter topologyBehind;
     private final Timer tapToConsumer;
 
     /** The counters of one name and one label, by label value. */
@@ -55,6 +56,10 @@ public final class Metrics {
                 .register(registry);
         sessionsOfGoneConsumers = Counter.builder("sessions_of_gone_consumers").register(registry);
         duplicateRequests = Counter.builder("duplicate_requests").register(registry);
+        topologyBehind = Counter.builder("topology_behind_batches")
+                .description("tap batches decided on the topology as it was, because it could not catch up with"
+                        + " the kernel's notifications first (a full re-read under way)")
+                .register(registry);
     }
 
     public PrometheusMeterRegistry registry() {
@@ -96,6 +101,10 @@ public final class Metrics {
 
     public void duplicate() {
         duplicateRequests.increment();
+    }
+
+    public void topologyBehind() {
+        topologyBehind.increment();
     }
 
     public void delivered(long tapNanos) {

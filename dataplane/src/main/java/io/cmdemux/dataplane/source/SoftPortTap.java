@@ -42,6 +42,7 @@ public final class SoftPortTap implements AutoCloseable {
     private final String device;
     private final PacketSocket socket;
     private final Pipeline pipeline;
+    private final Runnable catchUp;
     private final Metrics metrics;
     private final FrameSender port;
     private final PacketSocket.SendBatch replies = new PacketSocket.SendBatch(REPLY_BATCH, REPLY_BUFFER);
@@ -58,9 +59,17 @@ public final class SoftPortTap implements AutoCloseable {
         return PacketSocket.open(ifindex, ClassicBpf.udpDstPort(RoceDecoder.ROCEV2_UDP_PORT), 200, RECEIVE_BUFFER);
     }
 
-    /** Starts reading {@code socket} on a thread of its own. */
-    public SoftPortTap(String device, String netdev, PacketSocket socket, Pipeline pipeline, Metrics metrics) {
+    /**
+     * Starts reading {@code socket} on a thread of its own.
+     *
+     * @param catchUp run after each batch is read and before its frames are decided: brings the topology up to
+     *     every change the kernel had announced by then (TopologyWatcher.catchUp), so that no frame is decided
+     *     on a state older than its arrival
+     */
+    public SoftPortTap(String device, String netdev, PacketSocket socket, Pipeline pipeline, Metrics metrics,
+            Runnable catchUp) {
         this.device = device;
+        this.catchUp = catchUp;
         this.socket = socket;
         this.pipeline = pipeline;
         this.metrics = metrics;
@@ -93,6 +102,11 @@ public final class SoftPortTap implements AutoCloseable {
                     metrics.drop("tap-error");
                 }
                 continue;
+            }
+            try {
+                catchUp.run();
+            } catch (RuntimeException e) {
+                log.warn("tap on {}: catching up with the topology failed: {}", device, e.toString());
             }
             pipeline.holdDeliveries();
             try {
