@@ -87,7 +87,8 @@ final class ServeCommand implements Callable<Integer> {
     int maxListenersPerNamespace = 4096;
 
     @Option(names = "--max-outstanding-per-consumer", paramLabel = "N",
-            description = "delivered requests a consumer may still answer; older ones are forgotten (default 4096)")
+            description = "delivered requests a consumer may hold unanswered; beyond them its new requests are"
+                    + " dropped as from a full backlog, and the requester retries (default 4096)")
     int maxOutstandingPerConsumer = 4096;
 
     @Option(names = "--stalled-frame", paramLabel = "MS",

@@ -72,6 +72,13 @@ final class Connection {
         return seq.incrementAndGet();
     }
 
+    /** Whether this consumer holds as many unanswered deliveries as it may. */
+    boolean full() {
+        synchronized (outstanding) {
+            return outstanding.full();
+        }
+    }
+
     void expect(long traceId, long listenerId) {
         synchronized (outstanding) {
             outstanding.put(traceId, listenerId);

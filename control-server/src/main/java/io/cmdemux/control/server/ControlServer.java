@@ -85,8 +85,8 @@ public final class ControlServer implements Consumers {
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
      * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
-     * @param maxOutstandingPerConsumer delivered requests a consumer may still REJECT; older ones are
-     *     forgotten (default 4096)
+     * @param maxOutstandingPerConsumer delivered requests a consumer may hold unanswered; beyond them its new
+     *     requests are dropped as from a full backlog, and the requester retries (default 4096)
      * @param stalledFrameMillis a frame that stays incomplete this long closes its connection (default 10 s)
      */
     public record Config(Path hostSocket, String socketGroup, String abstractName, boolean queriesFromPods,
@@ -390,7 +390,8 @@ public final class ControlServer implements Consumers {
      * Sends the REQ to the connection that owns {@code d.listener()}; safe from any thread, and
      * it does not wait for the socket. Not taken, counted as {@code deliver.<why>}, when the listener
      * is not (or no longer) one of ours, its consumer has gone, the consumer's namespace is not
-     * the listener's (GONE), or the consumer is not reading (BACKLOG: over 1 MiB already queued for it).
+     * the listener's (GONE), or the consumer is not keeping up (BACKLOG: over 1 MiB already queued for it, or
+     * maxOutstandingPerConsumer delivered and unanswered).
      */
     @Override
     public Handover deliver(Delivery d) {
@@ -413,6 +414,13 @@ public final class ControlServer implements Consumers {
         }
         if (!c.channel.isWritable()) {
             counters.inc("deliver.backlog");
+            return Handover.BACKLOG;
+        }
+        if (c.full()) {
+            // Holding maxOutstandingPerConsumer unanswered: a new request is dropped as from a full listen backlog
+            // (the requester retries), never made room for by forgetting an older one, whose session would then
+            // wait with nobody left to answer it (scripts/soak: a million of them behind slow consumers).
+            counters.inc("deliver.outstanding");
             return Handover.BACKLOG;
         }
         DecisionSummary summary = d.decision() == null

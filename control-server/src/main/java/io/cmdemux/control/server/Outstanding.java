@@ -36,7 +36,15 @@ final class Outstanding {
         return live;
     }
 
-    /** Records a delivery; beyond {@code max} outstanding, the oldest (the lowest trace ID) is forgotten. */
+    boolean full() {
+        return live >= max;
+    }
+
+    /**
+     * Records a delivery. The server delivers nothing to a consumer that is {@link #full()}; should deliveries on
+     * several threads race past that, the oldest (the lowest trace ID) beyond {@code max} is forgotten, so that
+     * memory stays bounded.
+     */
     void put(long traceId, long listenerId) {
         int found = find(traceId);
         if (found >= 0) {

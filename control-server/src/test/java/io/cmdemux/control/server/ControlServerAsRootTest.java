@@ -231,6 +231,29 @@ class ControlServerAsRootTest {
     // ---- delivery and REJECT ----
 
     @Test
+    void aConsumerHoldingItsLimitOfUnansweredRequestsGetsNoMoreAndKeepsThoseItHas() throws Exception {
+        start(ControlServer.Config.defaults().withLimits(128, 1024, 4096, 3, 10_000), null);
+        ControlClient a = lab.podClient(podA);
+        a.listen(tcp("0.0.0.0", 7471));
+        Listener la = lab.listener(l -> l.netns().equals(uncheckedId(podA)));
+        for (long t = 1; t <= 3; t++) {
+            assertThat(lab.server.deliver(ControlLab.delivery(t, la, IP_A, 100 + t))).isEqualTo(
+                    Consumers.Handover.TAKEN);
+        }
+        assertThat(lab.server.deliver(ControlLab.delivery(4, la, IP_A, 104)))
+                .as("a fourth while three are unanswered: dropped as from a full backlog").isEqualTo(
+                        Consumers.Handover.BACKLOG);
+        assertThat(lab.server.counters().get("deliver.outstanding")).isEqualTo(1);
+        for (int i = 0; i < 3; i++) {
+            assertThat(a.nextRequest(Duration.ofSeconds(5))).isNotNull();
+        }
+        // The oldest is still the consumer's to answer, and answering it makes room.
+        a.reject(new Rejection(1, 28, null, null));
+        assertThat(rejects).extracting(r -> r[0]).containsExactly(1L);
+        assertThat(lab.server.deliver(ControlLab.delivery(5, la, IP_A, 105))).isEqualTo(Consumers.Handover.TAKEN);
+    }
+
+    @Test
     void aDeliveredRequestReachesExactlyItsConsumerAndItsRejectComesBack() throws Exception {
         start();
         ControlClient a = lab.podClient(podA);
@@ -325,10 +348,11 @@ class ControlServerAsRootTest {
         }
         int total = accepted.get(0).size() + accepted.get(1).size();
         assertThat(otherThanBacklog.get()).as("a consumer that is there but not reading: BACKLOG, not GONE").isZero();
-        // Over the 1 MiB high-water mark deliver() says BACKLOG (the pipeline drops, as ucma
-        // does); below it nothing is lost.
+        // Over the 1 MiB high-water mark, or with 4096 unanswered, deliver() says BACKLOG (the pipeline drops, as
+        // ucma does); below them nothing is lost.
         assertThat(lab.server.counters().get("deliver.sent")).isEqualTo(total);
-        assertThat(lab.server.counters().get("deliver.backlog")).isEqualTo(2L * n - total);
+        assertThat(lab.server.counters().get("deliver.backlog") + lab.server.counters().get("deliver.outstanding"))
+                .isEqualTo(2L * n - total);
         assertThat(total).as("at least the high-water mark's worth is queued").isGreaterThan(3000);
         int[] next = {0, 0};
         for (int i = 0; i < total; i++) {
