@@ -22,10 +22,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * MARKER, so that the requester's side of the wire tells which consumer each REQ reached, and it keeps its own
  * log of what it was handed (comm ID and wall-clock time, for the misdelivery check). With CHURN_PORT a second
  * consumer in the same process connects, listens on IP:CHURN_PORT, stays 100-500 ms, and goes, over and over
- * (MARKER + 1 on its REJs); what it had not answered when it left the daemon must reject itself.
+ * (MARKER + 1 on its REJs); what it had not answered when it left the daemon must reject itself. After SECONDS it
+ * answers what it still has, until a second passes with nothing new.
  */
 final class SoakConsumer {
     static final byte[] MAGIC = "cmdemux-soak".getBytes(StandardCharsets.US_ASCII);
+    /** At most this long past SECONDS to answer what is left. */
+    static final long DRAIN_NANOS = 300_000_000_000L;
 
     private SoakConsumer() {}
 
@@ -41,8 +44,16 @@ final class SoakConsumer {
             }
             long n = 0;
             try (ControlClient c = IngressBench.listening("soak-" + marker, ip, port)) {
-                while (System.nanoTime() < end) {
-                    n += answer(c, marker, out, Duration.ofMillis(200));
+                // Past the end, on until a second with nothing handed over: what the daemon delivered while this
+                // consumer was behind is answered too, so that the soak's count of the unanswered means drops.
+                long drainEnd = end + DRAIN_NANOS;
+                while (true) {
+                    long now = System.nanoTime();
+                    int got = answer(c, marker, out, Duration.ofMillis(now < end ? 200 : 1000));
+                    n += got;
+                    if (now >= drainEnd || now >= end && got == 0) {
+                        break;
+                    }
                 }
             }
             if (churn != null) {

@@ -18,6 +18,8 @@ import java.util.TreeMap;
  * that no REJ answers are what the daemon must have counted as drops.
  */
 final class SoakWire {
+    private static final long IDLE_NANOS = 5_000_000_000L;
+
     private SoakWire() {}
 
     static void run(int ifindex, int seconds, String log) throws Exception {
@@ -30,7 +32,14 @@ final class SoakWire {
                         1 << 16))) {
             PacketSocket.Batch batch = new PacketSocket.Batch(64);
             System.out.println("receiving");
-            while (System.nanoTime() < end) {
+            // Past the end, on while the consumers' answers still come: until 5 s without a REJ.
+            long drainEnd = end + SoakConsumer.DRAIN_NANOS;
+            long lastRej = System.nanoTime();
+            while (true) {
+                long now = System.nanoTime();
+                if (now >= drainEnd || now >= end && now - lastRej > IDLE_NANOS) {
+                    break;
+                }
                 int n = s.receive(batch);
                 for (int i = 0; i < n; i++) {
                     FrameResult r = RoceDecoder.decodeEthernet(batch.frame(i));
@@ -44,6 +53,7 @@ final class SoakWire {
                         out.writeShort(rej.reason());
                         out.writeByte(SoakConsumer.isSoak(pd) ? SoakConsumer.marker(pd) : 0);
                         rejs++;
+                        lastRej = System.nanoTime();
                     } else {
                         others.merge(d.frame().mad().message().attribute().name(), 1L, Long::sum);
                     }

@@ -52,15 +52,31 @@ public final class Dispatcher {
     private record ReqKey(long localCommId, long caGuid) {}
 
     /**
-     * Our answer to one request: the frame to repeat for duplicates (null if none), or for a
-     * delivered REQ how to answer it ({@code request}), from which its MRA is rebuilt if a duplicate needs it.
+     * Our answer to one request, kept as what it was made of rather than as its bytes: a retransmission carries
+     * everything else it was built from (the headers to turn around, the transaction ID, the requester's comm ID),
+     * so the answer is built again from it, the same bytes as the first. A delivered REQ's repeat is its MRA, a
+     * dropped one's nothing. The duplicate window holds one of these for every REQ answered in it: 600,000 at
+     * 10,000 REJs a second, where a frame each (some 380 bytes) was most of the daemon's heap (scripts/soak).
      */
-    private record Answer(Decision.Outcome outcome, byte[] frame, FrameSender port, int localCommId,
-            ReturnPath request) {
-        byte[] repeat() {
-            return frame != null ? frame : request != null ? request.mra(localCommId) : null;
+    private record Answer(Decision.Outcome outcome, FrameSender port, int localCommId, int reason, byte[] ari,
+            byte[] privateData) {
+        static Answer of(Decision.Outcome outcome, FrameSender port, int localCommId) {
+            return new Answer(outcome, port, localCommId, 0, NONE, NONE);
+        }
+
+        byte[] repeat(RoceFrame retransmission) {
+            return switch (outcome) {
+                case DELIVER -> ReturnPath.of(retransmission).mra(localCommId);
+                case REJECT -> {
+                    ReturnPath r = ReturnPath.of(retransmission);
+                    yield r.answer(rej(localCommId, r.remoteCommId(), reason, ari, privateData));
+                }
+                default -> null;
+            };
         }
     }
+
+    private static final byte[] NONE = new byte[0];
 
     /**
      * What a consumer's REJECT of a delivery without a session needs; {@code sidr} is the SIDR REQ, or null for a REQ.
@@ -103,7 +119,7 @@ public final class Dispatcher {
             return false;
         }
         metrics.duplicate();
-        byte[] again = earlier.repeat();
+        byte[] again = earlier.repeat(frame);
         if (again != null) {
             send(earlier.port(), again, "repeat");
         }
@@ -186,7 +202,7 @@ public final class Dispatcher {
                 metrics.drop(d.drop() == null ? "unknown" : d.drop().label());
                 ReqKey key = key(frame);
                 if (key != null) {
-                    seen.put(key, new Answer(Decision.Outcome.DROP, null, port, localCommId, null));
+                    seen.put(key, Answer.of(Decision.Outcome.DROP, port, localCommId));
                 }
             }
         }
@@ -216,7 +232,7 @@ public final class Dispatcher {
      */
     private void sessionForgotten(ReturnPath request, FrameSender port, int localCommId, long deliveredNanos) {
         if (System.nanoTime() - deliveredNanos < duplicateWindowNanos) {
-            seen.put(key(request), new Answer(Decision.Outcome.DELIVER, null, port, localCommId, request));
+            seen.put(key(request), Answer.of(Decision.Outcome.DELIVER, port, localCommId));
         }
     }
 
@@ -265,21 +281,26 @@ public final class Dispatcher {
 
     private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari,
             byte[] privateData) {
-        byte[] a = ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
-        byte[] pd = privateData.length > CmRej.PRIVATE_DATA_SIZE
-                ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
-        CmRej rej = new CmRej(localCommId, request.remoteCommId(), 0, a.length, reason & 0xffff, Octets.of(a),
-                Octets.of(pd));
-        byte[] out = request.answer(rej);
+        byte[] a = ari.length == 0 ? NONE
+                : ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
+        byte[] pd = privateData.length == 0 ? NONE
+                : privateData.length > CmRej.PRIVATE_DATA_SIZE
+                        ? java.util.Arrays.copyOf(privateData, CmRej.PRIVATE_DATA_SIZE) : privateData;
+        byte[] out = request.answer(rej(localCommId, request.remoteCommId(), reason, a, pd));
         ReqKey key = key(request);
         if (key != null) {
-            seen.put(key, new Answer(Decision.Outcome.REJECT, out, port, localCommId, null));
+            seen.put(key, new Answer(Decision.Outcome.REJECT, port, localCommId, reason, a, pd));
         }
         if (!limiter.allowReply(request.requester(), out.length)) {
             metrics.drop("rej-rate-limited");
             return;
         }
         send(port, out, "REJ " + reason);
+    }
+
+    private static CmRej rej(int localCommId, int remoteCommId, int reason, byte[] ari, byte[] privateData) {
+        return new CmRej(localCommId, remoteCommId, 0, ari.length, reason & 0xffff, Octets.of(ari),
+                Octets.of(privateData));
     }
 
     private void send(FrameSender port, byte[] frame, String what) {
