@@ -56,7 +56,8 @@ final class NodeFeatures implements AutoCloseable {
             for (RdmaPort p : d.ports()) {
                 String port = PREFIX + labelPart(d.name()) + "-" + p.number() + ".";
                 out.put(port + "rdma-cm", p.state() != null && p.state().endsWith("ACTIVE") ? "ready" : "down");
-                out.put(port + "kind", d.soft() ? "soft" : "hardware");
+                // A scheduler asks whether a NIC is behind the port: rxe and siw are software as much as ours.
+                out.put(port + "kind", d.hardware() ? "hardware" : "soft");
                 out.put(port + "link-layer", p.roce() ? "ethernet" : "infiniband");
                 Set<GidType> types = EnumSet.noneOf(GidType.class);
                 for (GidEntry e : p.gids()) {

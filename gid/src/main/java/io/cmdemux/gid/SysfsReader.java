@@ -176,7 +176,7 @@ public final class SysfsReader {
                     ports.add(port);
                 }
             }
-            return new RdmaDevice(name, nodeGuid, false, snap.host(), ports);
+            return new RdmaDevice(name, nodeGuid, false, snap.host(), ports, device);
         }
 
         /** One GID table entry as sysfs shows it; the ndev name is tied to a link once the port's netdev is known. */

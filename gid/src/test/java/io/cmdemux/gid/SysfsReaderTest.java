@@ -113,6 +113,10 @@ class SysfsReaderTest {
                 .hasSize(4)
                 .allMatch(m -> m.contains("could be any of") && m.contains("net1@c") && m.contains("net1@d"));
         assertThat(r.topology().netnsMode()).isEqualTo(RdmaTopology.NetnsMode.EXCLUSIVE);
+        // Its `device` link names the PCI function: a NIC.
+        RdmaDevice d = r.topology().devices().get(0);
+        assertThat(d.busDevice()).isEqualTo("0000:81:00.1");
+        assertThat(d.hardware()).isTrue();
     }
 
     @Test

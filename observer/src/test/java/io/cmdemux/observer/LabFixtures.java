@@ -29,11 +29,11 @@ public final class LabFixtures {
     }
 
     /**
-     * Whether the recording ran in exclusive RDMA netns mode, each device in one namespace: rdma/netns_mode (the
-     * guest's ib_core parameter, "N") where the fixture has it, else the boot parameters its README names.
+     * Whether the recording ran in exclusive RDMA netns mode, each device in one namespace: sysfs-ib_core/netns_mode
+     * (the guest's ib_core parameter, "N") where the fixture has it, else the boot parameters its README names.
      */
     public static boolean exclusive(Path dir) throws IOException {
-        Path mode = dir.resolve("rdma/netns_mode");
+        Path mode = dir.resolve("sysfs-ib_core/netns_mode");
         if (Files.isRegularFile(mode)) {
             String m = Files.readString(mode).strip();
             assertThat(m).as("%s", mode).isIn("Y", "N");
