@@ -82,8 +82,8 @@ final class SoakConsumer {
             try {
                 c.reject(new Rejection(r.traceId(), 28, null, pd));
             } catch (RequestRefused e) {
-                // ENOENT: we fell more than the daemon's limit of outstanding deliveries behind, and it forgot the
-                // oldest; it answers them itself. Counted, not fatal: the soak goes on.
+                // ENOENT: the daemon no longer holds it for us (only when deliveries on two of its threads raced past
+                // the limit of outstanding ones, or the session timed out). Counted, not fatal: the soak goes on.
                 FORGOTTEN.incrementAndGet();
             }
         }
