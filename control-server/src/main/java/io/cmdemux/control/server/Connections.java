@@ -106,6 +106,9 @@ final class Connections {
 
     /** On a worker: SO_PEERCRED and /proc may take a moment, and a cookie may need a setns. */
     private void identify(Connection c) {
+        if (!c.channel.isActive()) {
+            return; // gone while it waited for a worker: its descriptor may be closed already
+        }
         PeerIdentity.Identified who;
         try {
             who = identity.identify((EpollDomainSocketChannel) c.channel);

@@ -38,7 +38,8 @@ final class PeerIdentity {
         PeerCredentials cred;
         try {
             cred = ch.peerCredentials();
-        } catch (IOException e) {
+        } catch (IOException | io.netty.channel.ChannelException e) {
+            // ChannelException: the peer was gone and its descriptor closed before this worker got to it.
             throw new RequestRefused(Wire.EPERM, "cannot read SO_PEERCRED: " + e.getMessage());
         }
         int pid = cred.pid();

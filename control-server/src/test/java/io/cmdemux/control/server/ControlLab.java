@@ -134,8 +134,13 @@ public final class ControlLab implements AutoCloseable {
 
     /** A client whose socket is created inside {@code ns} (null: the host), connecting to {@code address}. */
     public ControlClient client(String ns, DomainSocketAddress address) throws IOException {
+        return client(ns, address, clientGroup);
+    }
+
+    /** A client on {@code group}'s event loop rather than the one the lab's clients share. */
+    public ControlClient client(String ns, DomainSocketAddress address, EventLoopGroup group) throws IOException {
         String path = ns == null ? "/proc/self/ns/net" : "/run/netns/" + ns;
-        ControlClient c = ControlClient.connect(address, Duration.ofSeconds(5), clientGroup,
+        ControlClient c = ControlClient.connect(address, Duration.ofSeconds(5), group,
                 () -> executor.call(path, EpollDomainSocketChannel::new));
         synchronized (clients) {
             clients.add(c);
@@ -146,6 +151,11 @@ public final class ControlLab implements AutoCloseable {
     /** A consumer in {@code ns}, on the @name socket of its own namespace. */
     public ControlClient podClient(String ns) throws IOException {
         return client(ns, ControlClient.abstractAddress(abstractName));
+    }
+
+    /** The same, on {@code group}'s event loop. */
+    public ControlClient podClient(String ns, EventLoopGroup group) throws IOException {
+        return client(ns, ControlClient.abstractAddress(abstractName), group);
     }
 
     /** A host-socket client whose socket is made in {@code ns} (null: the host). */

@@ -548,6 +548,26 @@ class ControlServerAsRootTest {
     }
 
     @Test
+    void clientsThatConnectAndLeaveAtOnceNeverBreakTheIdentifyingWorkers() throws Exception {
+        start();
+        // Found by bench/NeighboursBench: a peer gone before a worker read its SO_PEERCRED made Netty throw
+        // ChannelException ("Socket operation on non-socket") out of the worker.
+        List<Throwable> escaped = new CopyOnWriteArrayList<>();
+        Thread.UncaughtExceptionHandler before = Thread.getDefaultUncaughtExceptionHandler();
+        Thread.setDefaultUncaughtExceptionHandler((t, e) -> escaped.add(e));
+        try {
+            for (int i = 0; i < 300; i++) {
+                lab.hostSocketClient(null).close();
+            }
+            ControlLab.await("the connections to go", () -> lab.server.stats().connections() == 0);
+        } finally {
+            Thread.setDefaultUncaughtExceptionHandler(before);
+        }
+        assertThat(escaped).isEmpty();
+        assertThat(lab.hostSocketClient(null).hello("after them").netns()).isEqualTo(lab.hostId());
+    }
+
+    @Test
     void theErrorReachesAClientStillWritingWhenTheDaemonGivesUpOnIt() throws Exception {
         start();
         // A bad version, then a megabyte the daemon never reads: more than the socket holds, so the
