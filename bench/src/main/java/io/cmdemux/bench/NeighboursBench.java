@@ -62,6 +62,8 @@ public final class NeighboursBench {
             Phase.run("hostile clients", lab, honest, l, seconds, rate, new Hostile(lab, bad), null);
             Phase.run("stalled consumers", lab, honest, l, seconds, rate, null, new Stalled(lab, bad));
             Phase.run("quiet again", lab, honest, l, seconds, rate, null, null);
+            honest.close();
+            own.shutdownGracefully(); // its thread is not a daemon: the JVM would not end
         }
     }
 

@@ -27,7 +27,7 @@ import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.netdev.LinkInfo;
 import io.cmdemux.control.protocol.DecisionSummary;
 import io.cmdemux.control.protocol.Messages;
-import io.cmdemux.dataplane.consumer.Consumers;
+import io.cmdemux.dataplane.consumer.NoConsumers;
 import io.cmdemux.dataplane.pipeline.DecisionLog;
 import io.cmdemux.dataplane.dispatch.Dispatcher;
 import io.cmdemux.dataplane.reply.FrameSender;
@@ -84,7 +84,7 @@ public class PipelineBench {
     private int i;
 
     /** Encodes a delivery as ControlServer.deliver does and keeps only its length. */
-    static final class SinkConsumers implements Consumers {
+    static final class SinkConsumers extends NoConsumers {
         ListenerTable listeners;
         long deliveredBytes;
         long sentBytes;
@@ -104,24 +104,9 @@ public class PipelineBench {
         }
 
         @Override
-        public void onReject(RejectHandler handler) {}
-
-        @Override
-        public void onAccept(AcceptHandler handler) {}
-
-        @Override
-        public void onDisconnect(DisconnectHandler handler) {}
-
-        @Override
-        public void onConsumerGone(java.util.function.Consumer<String> handler) {}
-
-        @Override
         public boolean notify(String owner, io.cmdemux.dataplane.consumer.CmEvent event) {
             return true;
         }
-
-        @Override
-        public void close() {}
     }
 
     @Setup(Level.Trial)

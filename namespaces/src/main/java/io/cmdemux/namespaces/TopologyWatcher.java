@@ -109,7 +109,6 @@ public final class TopologyWatcher implements AutoCloseable {
             events.addMembership(g);
         }
         events.listenAllNsid();
-        events.receiveTimeout(250);
         eventsClient = RtnlClient.open();
         scanClient = RtnlClient.open();
         // Subscribe before the first dump so that no change falls between the two.
