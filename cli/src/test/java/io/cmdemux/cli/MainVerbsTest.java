@@ -34,6 +34,12 @@ class MainVerbsTest {
     }
 
     @Test
+    void eachVerbIsNamedAsItsClassNamesItself() {
+        Main.VERBS.forEach((verb, cls) -> assertThat(cls.getAnnotation(picocli.CommandLine.Command.class).name())
+                .as(cls.getSimpleName()).isEqualTo(verb));
+    }
+
+    @Test
     void theHelpListsEveryVerbInOrder() {
         Cli.Result r = Cli.run("--help");
         assertThat(r.exit()).isZero();

@@ -30,7 +30,11 @@ public final class PodStore {
     /** Next to the control socket: /run/cmdemux/cmdemux.sock → /run/cmdemux/pods. */
     public static final String DIR_NAME = "pods";
     private static final AtomicLong TMP_SEQ = new AtomicLong();
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** In a holder: building an ObjectMapper costs a one-shot verb some 40 ms, and most find no file to read. */
+    private static final class Json {
+        static final ObjectMapper MAPPER = new ObjectMapper();
+    }
+
     /** A state file is a few hundred bytes; refuse to read anything absurd. */
     private static final long MAX_FILE = 64 * 1024;
 
@@ -71,7 +75,7 @@ public final class PodStore {
                         problems.add(p + ": larger than " + MAX_FILE + " bytes");
                         continue;
                     }
-                    JsonNode n = JSON.readTree(Files.readAllBytes(p));
+                    JsonNode n = Json.MAPPER.readTree(Files.readAllBytes(p));
                     PodRegistration r = PodJson.registration(n);
                     if (!p.getFileName().toString().equals(fileName(r.key()))) {
                         problems.add(p + ": holds " + r.key() + ", which belongs in " + fileName(r.key()));
@@ -125,7 +129,7 @@ public final class PodStore {
     }
 
     private static byte[] bytes(PodRegistration r) throws IOException {
-        return JSON.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
+        return Json.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(PodJson.json(r))
                 .getBytes(StandardCharsets.UTF_8);
     }
 
