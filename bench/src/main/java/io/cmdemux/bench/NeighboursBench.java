@@ -15,8 +15,12 @@ import io.cmdemux.ingress.resolve.Listener;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.netdev.InetAddresses;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.unix.DomainSocketAddress;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,8 +32,9 @@ import java.util.concurrent.locks.LockSupport;
  * Issue 20 §3 and §4 as a measurement: an honest consumer's latency, from the daemon's hand-over of a request to
  * the consumer holding it, in a quiet phase and beside noisy neighbours, in one run: hostile clients on the host
  * socket and on {@code @cmdemux} in another pod (1,000 idle connections, half frames, lengths of 2^32 - 1, random
- * bytes, a LISTEN/UNLISTEN flood, listens on the honest pod's address, over and over), then consumers that stop
- * reading or hold thousands of unanswered requests, each given as many requests as the honest one. Needs root.
+ * bytes, a LISTEN/UNLISTEN flood, listens on the honest pod's address; from processes of their own), then
+ * consumers that stop reading or hold thousands of unanswered requests, each given as many requests as the honest
+ * one. Needs root.
  *
  * <p>Usage: NeighboursBench [SECONDS_PER_PHASE] [RATE]; prints one line per phase.
  */
@@ -40,6 +45,14 @@ public final class NeighboursBench {
     private NeighboursBench() {}
 
     public static void main(String[] args) throws Exception {
+        if (args.length == 2 && args[0].equals("attack-pod")) {
+            Hostile.pod(args[1]);
+            return;
+        }
+        if (args.length == 2 && args[0].equals("attack-host")) {
+            Hostile.host(args[1]);
+            return;
+        }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int rate = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         try (ControlLab lab = new ControlLab("nb")) {
@@ -75,10 +88,6 @@ public final class NeighboursBench {
             long[] handed = new long[n];
             long[] latency = new long[n];
             long base = System.nanoTime() / 1000 * 1000; // trace IDs of this phase: base + i
-            Thread noise = hostile != null ? new Thread(hostile, "hostile") : null;
-            if (noise != null) {
-                noise.start();
-            }
             if (stalled != null) {
                 stalled.start();
             }
@@ -121,7 +130,6 @@ public final class NeighboursBench {
             consumer.join();
             if (hostile != null) {
                 hostile.stop();
-                noise.join();
             }
             if (stalled != null) {
                 stalled.stop();
@@ -140,92 +148,109 @@ public final class NeighboursBench {
         }
     }
 
-    /** The attacks of HostileClientsAsRootTest, over and over until stopped, on a pool of their own. */
-    static final class Hostile implements Runnable {
-        private final ControlLab lab;
-        private final String pod;
-        private volatile boolean stop;
-        private long rounds;
-        private long refused;
-        private long spoofsRefused;
-        private volatile String firstRefusal;
+    /**
+     * The attacks of HostileClientsAsRootTest, from two processes of their own (so that their threads, heap and
+     * collector pauses are not the daemon's, as a real pod's would not be): one in the hostile pod, on its
+     * {@code @cmdemux}, one in the host namespace, on the host socket. Each runs its set once, holds its
+     * connections until its stdin closes, then prints one summary line.
+     */
+    static final class Hostile {
+        private final List<Process> attackers = new ArrayList<>();
+        private final List<String> summaries = new ArrayList<>();
 
-        Hostile(ControlLab lab, String pod) {
-            this.lab = lab;
-            this.pod = pod;
+        Hostile(ControlLab lab, String pod) throws IOException {
+            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+            String cp = System.getProperty("java.class.path");
+            String self = NeighboursBench.class.getName();
+            attackers.add(new ProcessBuilder("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp", cp, self,
+                    "attack-pod", lab.abstractName).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            attackers.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", cp, self, "attack-host",
+                    lab.hostSocket.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start());
         }
 
-        void stop() {
-            stop = true;
+        void stop() throws IOException, InterruptedException {
+            for (Process p : attackers) {
+                p.getOutputStream().close();
+            }
+            for (Process p : attackers) {
+                summaries.add(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
+                p.waitFor();
+            }
         }
 
         String summary() {
-            return "(LISTEN/UNLISTEN=" + rounds + ", idle connections refused at connect=" + refused
-                    + ", spoofs refused=" + spoofsRefused + (firstRefusal == null ? "" : ", failed: " + firstRefusal)
-                    + ")";
+            return "(" + String.join("; ", summaries) + ")";
+        }
+
+        /** In the hostile pod: 1,000 idle connections (beyond the namespace's 128 the daemon cuts them). */
+        static void pod(String abstractName) throws Exception {
+            List<ControlClient> held = new ArrayList<>();
+            int refused = 0;
+            for (int i = 0; i < 1000; i++) {
+                try {
+                    held.add(ControlClient.connect(ControlClient.abstractAddress(abstractName), Duration.ofSeconds(5)));
+                } catch (IOException e) {
+                    refused++; // beyond the namespace's limit: counted by the server too
+                }
+            }
+            holdUntilStdinCloses();
+            held.forEach(ControlClient::close);
+            System.out.println("idle connections=1000, refused at connect=" + refused);
         }
 
         /**
-         * The set of HostileClientsAsRootTest once, at the phase's start (issue 20 §4): 1,000 idle connections from
-         * the pod (held to the end; beyond the namespace's 128 they are cut), 20 half frames and 20 lengths of
-         * 2^32 - 1 on the host socket, 50 random-byte writers on both sockets, 2,000 LISTEN/UNLISTEN and 100
-         * listens on the honest pod's address.
+         * On the host socket: 20 half frames and 20 lengths of 2^32 - 1, 50 random-byte writers, 2,000
+         * LISTEN/UNLISTEN and 100 listens on the honest pod's address (all from the host namespace, whose
+         * own connection slots the pod's idle ones do not take).
          */
-        @Override
-        public void run() {
+        static void host(String socket) throws Exception {
+            DomainSocketAddress host = new DomainSocketAddress(socket);
+            Duration t = Duration.ofSeconds(5);
             List<ControlClient> held = new ArrayList<>();
             Random rnd = new Random(20);
-            try {
-                for (int i = 0; i < 1000 && !stop; i++) {
+            for (int i = 0; i < 20; i++) {
+                ControlClient half = ControlClient.connect(host, t);
+                held.add(half);
+                raw(half, new byte[] {1, 1, 0}); // half a header, then silence
+                byte[] huge = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
+                ByteBuffer.wrap(huge).putInt(8, 0xffffffff);
+                try (ControlClient h = ControlClient.connect(host, t)) {
+                    raw(h, huge);
+                }
+            }
+            for (int i = 0; i < 50; i++) {
+                byte[] junk = new byte[1 + rnd.nextInt(4096)];
+                rnd.nextBytes(junk);
+                try (ControlClient c = ControlClient.connect(host, t)) {
+                    raw(c, junk);
+                }
+            }
+            int rounds = 0;
+            try (ControlClient c = ControlClient.connect(host, t)) {
+                for (int k = 0; k < 2000; k++) {
+                    ListenerInfo li = c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse("0.0.0.0"), 9000 + k % 50));
+                    c.unlisten(li.listenerId());
+                    rounds++;
+                }
+            }
+            int spoofsRefused = 0;
+            try (ControlClient c = ControlClient.connect(host, t)) {
+                for (int k = 0; k < 100; k++) {
                     try {
-                        held.add(lab.podClient(pod));
-                    } catch (Exception e) {
-                        refused++; // beyond the namespace's limit: counted by the server too
+                        c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7472 + k));
+                    } catch (io.cmdemux.control.protocol.RequestRefused e) {
+                        spoofsRefused++; // EADDRNOTAVAIL, as it must be
                     }
                 }
-                for (int i = 0; i < 20; i++) {
-                    ControlClient half = lab.hostSocketClient(null);
-                    held.add(half);
-                    raw(half, new byte[] {1, 1, 0}); // half a header, then silence
-                    byte[] huge = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
-                    ByteBuffer.wrap(huge).putInt(8, 0xffffffff);
-                    try (ControlClient h = lab.hostSocketClient(null)) {
-                        raw(h, huge);
-                    }
-                }
-                for (int i = 0; i < 50; i++) {
-                    byte[] junk = new byte[1 + rnd.nextInt(4096)];
-                    rnd.nextBytes(junk);
-                    try (ControlClient c = lab.hostSocketClient(null)) {
-                        raw(c, junk);
-                    }
-                }
-                // The pod's own slots are taken by the idle ones: the floods come from the host socket, whose
-                // peers the daemon places in the host namespace.
-                try (ControlClient c = lab.hostSocketClient(null)) {
-                    for (int k = 0; k < 2000; k++) {
-                        ListenerInfo li = c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse("0.0.0.0"),
-                                9000 + k % 50));
-                        c.unlisten(li.listenerId());
-                        rounds++;
-                    }
-                }
-                try (ControlClient c = lab.hostSocketClient(null)) {
-                    for (int k = 0; k < 100; k++) {
-                        try {
-                            c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7472 + k));
-                        } catch (io.cmdemux.control.protocol.RequestRefused e) {
-                            spoofsRefused++; // EADDRNOTAVAIL, as it must be
-                        }
-                    }
-                }
-                while (!stop) {
-                    LockSupport.parkNanos(10_000_000);
-                }
-            } catch (Exception e) {
-                firstRefusal = String.valueOf(e);
-            } finally {
-                held.forEach(ControlClient::close);
+            }
+            holdUntilStdinCloses();
+            held.forEach(ControlClient::close);
+            System.out.println("LISTEN/UNLISTEN=" + rounds + ", spoofs refused=" + spoofsRefused);
+        }
+
+        private static void holdUntilStdinCloses() throws IOException {
+            while (System.in.read() >= 0) {
+                // the bench closes our stdin at the phase's end
             }
         }
 
