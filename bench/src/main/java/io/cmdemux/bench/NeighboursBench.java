@@ -228,7 +228,8 @@ public final class NeighboursBench {
             int rounds = 0;
             try (ControlClient c = ControlClient.connect(host, t)) {
                 for (int k = 0; k < 2000; k++) {
-                    ListenerInfo li = c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse("0.0.0.0"), 9000 + k % 50));
+                    ListenerInfo li = c.listen(
+                            ListenSpec.of(PortSpace.TCP, InetAddresses.parse("0.0.0.0"), 9000 + k % 50));
                     c.unlisten(li.listenerId());
                     rounds++;
                 }
