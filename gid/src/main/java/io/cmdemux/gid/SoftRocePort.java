@@ -53,7 +53,6 @@ public final class SoftRocePort {
     private GidCache cache;
     private LinkRef portNetdev;
     private TopologySnapshot prev;
-    private int prevCount = -1;
     private Map<LinkRef, DevView> views = new LinkedHashMap<>();
     private Map<NetnsId, List<LinkRef>> viewsByNs = new HashMap<>();
     private Map<LinkRef, HwAddr> defaults = new LinkedHashMap<>();
@@ -153,7 +152,6 @@ public final class SoftRocePort {
             // The port's netdev appeared or vanished: like an rxe device removed with its netdev
             // and added again, start from an empty table and enumerate.
             reset();
-            prevCount = snap.namespaces().size();
             portNetdev = spec.resolve(snap).orElse(null);
             events = portNetdev == null ? List.of() : RoceGidRules.rescan(snap, portNetdev);
             if (portNetdev != null) {
@@ -171,22 +169,17 @@ public final class SoftRocePort {
 
     private List<GidEvent> diff(TopologySnapshot snap) {
         Set<NetnsId> changed = new HashSet<>();
-        boolean structural = false;
-        List<NetnsState> now = snap.namespaces();
-        for (NetnsState s : now) {
+        // Only what changed since the last snapshot: at 1,000 namespaces a walk of them all was most of a
+        // generation's cost (issue 22).
+        TopologySnapshot.Changes since = snap.changesSince(prev);
+        boolean structural = !since.removed().isEmpty(); // a namespace vanished (with its devices)
+        for (NetnsState s : since.changed()) {
             NetnsState before = prev.namespace(s.id());
-            if (before == s) {
-                continue;
-            }
             changed.add(s.id());
             if (before == null || !before.links().equals(s.links()) || !before.peers().equals(s.peers())) {
                 structural = true;
             }
         }
-        if (prevCount != now.size()) {
-            structural = true; // a namespace vanished (with its devices)
-        }
-        prevCount = now.size();
         if (changed.isEmpty() && !structural) {
             return List.of();
         }

@@ -4,8 +4,11 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.BiConsumer;
 
 /**
  * An immutable multimap for indexes that are republished on every change (the snapshot's
@@ -44,6 +47,41 @@ public final class ShardedIndex<K, V> {
     /** The values under {@code key} in the order they were added; empty when there are none. */
     public List<V> get(K key) {
         return shards[shard(key)].getOrDefault(key, List.of());
+    }
+
+    /** Every key with its values, in no particular order. */
+    public void forEach(BiConsumer<? super K, ? super List<V>> action) {
+        for (Map<K, List<V>> m : shards) {
+            m.forEach(action);
+        }
+    }
+
+    /**
+     * The keys whose values differ from {@code before}'s: added, removed or edited in the versions between. An
+     * edit copies only the shards it touches and gives each key it touches a new list, so shards and lists are
+     * compared by identity: the cost follows the edits, not the size. Against an unrelated index (no common
+     * ancestor) every key of both counts as changed.
+     */
+    public Set<K> keysChangedSince(ShardedIndex<K, V> before) {
+        Set<K> out = new HashSet<>();
+        for (int i = 0; i < SHARDS; i++) {
+            Map<K, List<V>> now = shards[i];
+            Map<K, List<V>> then = before.shards[i];
+            if (now == then) {
+                continue;
+            }
+            now.forEach((k, v) -> {
+                if (then.get(k) != v) {
+                    out.add(k);
+                }
+            });
+            for (K k : then.keySet()) {
+                if (!now.containsKey(k)) {
+                    out.add(k);
+                }
+            }
+        }
+        return out;
     }
 
     /** A builder of the next version; this one stays as it is. */

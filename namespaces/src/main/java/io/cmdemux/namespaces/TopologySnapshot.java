@@ -29,7 +29,14 @@ public final class TopologySnapshot {
 
     private final long generation;
     private final NetnsId host;
-    private final Map<NetnsId, NetnsState> namespaces; // host first, then discovery order
+    /**
+     * Every namespace by its id, each with its place in {@link #namespaces()}'s order (host first, then
+     * discovery order). Sharded like the indexes, and for the same reason: a map of every namespace copied
+     * for each generation was what an event cost at 1,000 namespaces (issue 22), a cold walk of every entry.
+     */
+    private final ShardedIndex<NetnsId, Slot> byId;
+    private final long nextOrder;
+    private volatile List<NetnsState> ordered; // made on first use; every caller gets the same list
     private final ShardedIndex<InetAddress, AddressRef> byIp;
     private final ShardedIndex<HwAddr, LinkRef> byMac;
     private final ShardedIndex<LinkRef, LinkRef> children;
@@ -39,7 +46,8 @@ public final class TopologySnapshot {
     private TopologySnapshot(
             long generation,
             NetnsId host,
-            Map<NetnsId, NetnsState> namespaces,
+            ShardedIndex<NetnsId, Slot> byId,
+            long nextOrder,
             ShardedIndex<InetAddress, AddressRef> byIp,
             ShardedIndex<HwAddr, LinkRef> byMac,
             ShardedIndex<LinkRef, LinkRef> children,
@@ -47,7 +55,8 @@ public final class TopologySnapshot {
             List<String> problems) {
         this.generation = generation;
         this.host = host;
-        this.namespaces = namespaces;
+        this.byId = byId;
+        this.nextOrder = nextOrder;
         this.byIp = byIp;
         this.byMac = byMac;
         this.children = children;
@@ -82,40 +91,87 @@ public final class TopologySnapshot {
         for (NetnsState s : states) {
             ns.putIfAbsent(s.id(), s);
         }
+        ShardedIndex.Editor<NetnsId, Slot> ids = ShardedIndex.<NetnsId, Slot>empty().edit();
         Indexes ix = new Indexes(ShardedIndex.<InetAddress, AddressRef>empty().edit(),
                 ShardedIndex.<HwAddr, LinkRef>empty().edit(), ShardedIndex.<LinkRef, LinkRef>empty().edit(),
                 ShardedIndex.<LinkRef, LinkRef>empty().edit());
+        long order = 0;
         for (NetnsState s : ns.values()) {
+            ids.add(s.id(), new Slot(order++, s));
             ix.index(s, true);
         }
-        return new TopologySnapshot(
-                generation, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), List.copyOf(problems));
+        return new TopologySnapshot(generation, host, ids.done(), order, ix.ip.done(), ix.mac.done(), ix.ch.done(),
+                ix.sl.done(), List.copyOf(problems));
     }
+
+    /** A namespace and its place in the order of {@link #namespaces()}. */
+    private record Slot(long order, NetnsState state) {}
 
     /**
      * A new generation in which some namespaces are replaced or added and others removed. The
      * indexes are patched for just those namespaces, not rebuilt.
      */
     public TopologySnapshot with(long newGeneration, Collection<NetnsState> changed, Collection<NetnsId> removed) {
-        Map<NetnsId, NetnsState> ns = new LinkedHashMap<>(namespaces);
+        ShardedIndex.Editor<NetnsId, Slot> ids = byId.edit();
+        Map<NetnsId, Slot> now = new HashMap<>(); // this edit's, since the editor cannot be read
         Indexes ix = new Indexes(byIp.edit(), byMac.edit(), children.edit(), slaves.edit());
+        long order = nextOrder;
         for (NetnsId id : removed) {
-            if (!id.equals(host)) {
-                NetnsState old = ns.remove(id);
-                if (old != null) {
-                    ix.index(old, false);
-                }
+            Slot old = slot(id, now);
+            if (!id.equals(host) && old != null) {
+                ids.remove(id, old);
+                now.put(id, null);
+                ix.index(old.state(), false);
             }
         }
         for (NetnsState state : changed) {
-            NetnsState old = ns.put(state.id(), state);
+            Slot old = slot(state.id(), now);
+            Slot next = new Slot(old != null ? old.order() : order++, state); // a replaced one keeps its place
             if (old != null) {
-                ix.index(old, false);
+                ids.remove(state.id(), old);
+                ix.index(old.state(), false);
             }
+            ids.add(state.id(), next);
+            now.put(state.id(), next);
             ix.index(state, true);
         }
-        return new TopologySnapshot(
-                newGeneration, host, ns, ix.ip.done(), ix.mac.done(), ix.ch.done(), ix.sl.done(), problems);
+        return new TopologySnapshot(newGeneration, host, ids.done(), order, ix.ip.done(), ix.mac.done(), ix.ch.done(),
+                ix.sl.done(), problems);
+    }
+
+    private Slot slot(NetnsId id, Map<NetnsId, Slot> edited) {
+        if (edited.containsKey(id)) {
+            return edited.get(id);
+        }
+        List<Slot> s = byId.get(id);
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** What changed from {@code before} to this snapshot: namespaces added or replaced, and those removed. */
+    public record Changes(List<NetnsState> changed, List<NetnsId> removed) {
+        public boolean isEmpty() {
+            return changed.isEmpty() && removed.isEmpty();
+        }
+    }
+
+    /**
+     * The namespaces whose state is not the very one {@code before} has (added or replaced), and those it has
+     * that this one does not. Its cost follows what changed between the two, not the number of namespaces,
+     * when this snapshot descends from {@code before} by {@link #with}; against any other it is still right.
+     */
+    public Changes changesSince(TopologySnapshot before) {
+        List<NetnsState> changed = new ArrayList<>();
+        List<NetnsId> removed = new ArrayList<>();
+        for (NetnsId id : byId.keysChangedSince(before.byId)) {
+            NetnsState now = namespace(id);
+            NetnsState then = before.namespace(id);
+            if (now == null) {
+                removed.add(id);
+            } else if (now != then) {
+                changed.add(now);
+            }
+        }
+        return new Changes(changed, removed);
     }
 
     /** The cross-namespace indexes of the next snapshot while it is being made. */
@@ -209,16 +265,26 @@ public final class TopologySnapshot {
         return host;
     }
 
+    /** Host first, then in the order they were discovered; the same list on every call. */
     public List<NetnsState> namespaces() {
-        return List.copyOf(namespaces.values());
+        List<NetnsState> o = ordered;
+        if (o == null) {
+            List<Slot> all = new ArrayList<>();
+            byId.forEach((id, slots) -> all.addAll(slots));
+            all.sort(java.util.Comparator.comparingLong(Slot::order));
+            o = all.stream().map(Slot::state).toList();
+            ordered = o;
+        }
+        return o;
     }
 
     public NetnsState namespace(NetnsId id) {
-        return namespaces.get(id);
+        List<Slot> s = byId.get(id);
+        return s.isEmpty() ? null : s.get(0).state();
     }
 
     public NetnsState hostState() {
-        return namespaces.get(host);
+        return namespace(host);
     }
 
     /** By a name under /run/netns, "host"/"init" for the host, or an inode number. */
@@ -226,7 +292,7 @@ public final class TopologySnapshot {
         if (nameOrInode.equals("host") || nameOrInode.equals("init")) {
             return Optional.of(hostState());
         }
-        for (NetnsState s : namespaces.values()) {
+        for (NetnsState s : namespaces()) {
             if (s.names().contains(nameOrInode) || Long.toString(s.id().inode()).equals(nameOrInode)) {
                 return Optional.of(s);
             }
@@ -235,7 +301,7 @@ public final class TopologySnapshot {
     }
 
     public Link link(LinkRef ref) {
-        NetnsState s = namespaces.get(ref.netns());
+        NetnsState s = namespace(ref.netns());
         return s == null ? null : s.link(ref.ifindex());
     }
 
@@ -248,7 +314,7 @@ public final class TopologySnapshot {
         if (l.parentNsid().isEmpty()) {
             return Optional.of(new LinkRef(ref.netns(), l.parentIfindex()));
         }
-        NetnsId where = namespaces.get(ref.netns()).peers().get(l.parentNsid().getAsInt());
+        NetnsId where = namespace(ref.netns()).peers().get(l.parentNsid().getAsInt());
         return where == null ? Optional.empty() : Optional.of(new LinkRef(where, l.parentIfindex()));
     }
 
@@ -301,7 +367,7 @@ public final class TopologySnapshot {
 
     public int linkCount() {
         int n = 0;
-        for (NetnsState s : namespaces.values()) {
+        for (NetnsState s : namespaces()) {
             n += s.links().size();
         }
         return n;

@@ -44,7 +44,6 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.GroupPrincipal;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -161,7 +160,7 @@ public final class ControlServer implements Consumers {
     private final Connections connections;
     private final ControlHandler.Context context;
     private final AtomicBoolean rescanQueued = new AtomicBoolean();
-    private volatile Set<NetnsId> lastTopologyIds = Set.of();
+    private volatile TopologySnapshot lastTopology;
     private volatile RejectHandler rejectHandler;
     private volatile AcceptHandler acceptHandler;
     private volatile DisconnectHandler disconnectHandler;
@@ -320,15 +319,13 @@ public final class ControlServer implements Consumers {
     }
 
     private void onTopology(TopologySnapshot snap, NetnsDiscovery discovery) {
-        Set<NetnsId> ids = new HashSet<>();
-        for (NetnsState s : snap.namespaces()) {
-            ids.add(s.id());
-        }
-        // Rescan when namespaces came or went, or to retry one whose socket could not be opened.
-        if (ids.equals(lastTopologyIds) && !sockets.incomplete()) {
+        // Rescan when namespaces came or went, or to retry one whose socket could not be opened. Asked of what
+        // changed since the last snapshot, not of every namespace: this runs for each generation (issue 22).
+        TopologySnapshot last = lastTopology;
+        lastTopology = snap;
+        if (last != null && !cameOrWent(snap.changesSince(last), last) && !sockets.incomplete()) {
             return;
         }
-        lastTopologyIds = ids;
         if (!rescanQueued.compareAndSet(false, true)) {
             return;
         }
@@ -344,6 +341,18 @@ public final class ControlServer implements Consumers {
         } catch (RejectedExecutionException e) {
             rescanQueued.set(false); // closing
         }
+    }
+
+    private static boolean cameOrWent(TopologySnapshot.Changes c, TopologySnapshot before) {
+        if (!c.removed().isEmpty()) {
+            return true;
+        }
+        for (NetnsState s : c.changed()) {
+            if (before.namespace(s.id()) == null) {
+                return true;
+            }
+        }
+        return false;
     }
 
     public Set<NetnsId> servedNamespaces() {
