@@ -129,11 +129,12 @@ public final class TopologySnapshot {
             Slot next = new Slot(old != null ? old.order() : order++, state); // a replaced one keeps its place
             if (old != null) {
                 ids.remove(state.id(), old);
-                ix.index(old.state(), false);
+                ix.reindex(old.state(), state);
+            } else {
+                ix.index(state, true);
             }
             ids.add(state.id(), next);
             now.put(state.id(), next);
-            ix.index(state, true);
         }
         return new TopologySnapshot(newGeneration, host, ids.done(), order, ix.ip.done(), ix.mac.done(), ix.ch.done(),
                 ix.sl.done(), problems);
@@ -180,32 +181,87 @@ public final class TopologySnapshot {
 
         /** Adds (or removes) one namespace's contributions. */
         void index(NetnsState s, boolean add) {
-            for (Address a : s.addresses()) {
-                edit(ip, a.address(), new AddressRef(new LinkRef(s.id(), a.ifindex()), a), add);
-            }
-            for (Link l : s.links().values()) {
-                LinkRef me = new LinkRef(s.id(), l.ifindex());
-                if (l.mac() != null && !allZero(l.mac())) { // every loopback has 00:00:00:00:00:00
-                    edit(mac, l.mac(), me, add);
-                }
-                if (l.hasParent()) {
-                    NetnsId where = l.parentNsid().isPresent() ? s.peers().get(l.parentNsid().getAsInt()) : s.id();
-                    if (where != null) {
-                        edit(ch, new LinkRef(where, l.parentIfindex()), me, add);
-                    }
-                }
-                if (l.masterIfindex() != 0) {
-                    edit(sl, new LinkRef(s.id(), l.masterIfindex()), me, add);
+            Entries e = Entries.of(s);
+            edit(ip, e.ip, add);
+            edit(mac, e.mac, add);
+            edit(ch, e.ch, add);
+            edit(sl, e.sl, add);
+        }
+
+        private static <K, V> void edit(ShardedIndex.Editor<K, V> e, List<Map.Entry<K, V>> entries, boolean add) {
+            for (Map.Entry<K, V> x : entries) {
+                if (add) {
+                    e.add(x.getKey(), x.getValue());
+                } else {
+                    e.remove(x.getKey(), x.getValue());
                 }
             }
         }
 
-        private static <K, V> void edit(ShardedIndex.Editor<K, V> e, K key, V value, boolean add) {
-            if (add) {
-                e.add(key, value);
-            } else {
-                e.remove(key, value);
+        /**
+         * Replaces {@code old}'s contributions with {@code now}'s, touching only those that differ: an entry
+         * both have keeps its place. A host veth with a macvlan in each of 1,000 pods has 1,000 children, and
+         * taking a pod's out and putting them back for an address change copied and searched that list.
+         */
+        void reindex(NetnsState old, NetnsState now) {
+            Entries before = Entries.of(old);
+            Entries after = Entries.of(now);
+            patch(ip, before.ip, after.ip);
+            patch(mac, before.mac, after.mac);
+            patch(ch, before.ch, after.ch);
+            patch(sl, before.sl, after.sl);
+        }
+
+        /** Removes what only {@code before} has and adds what only {@code after} has, counting repeats. */
+        private static <K, V> void patch(ShardedIndex.Editor<K, V> e, List<Map.Entry<K, V>> before,
+                List<Map.Entry<K, V>> after) {
+            Map<Map.Entry<K, V>, Integer> surplus = new HashMap<>(); // before's count minus after's
+            for (Map.Entry<K, V> x : before) {
+                surplus.merge(x, 1, Integer::sum);
             }
+            for (Map.Entry<K, V> x : after) {
+                surplus.merge(x, -1, Integer::sum);
+            }
+            surplus.forEach((x, n) -> {
+                for (int i = 0; i < n; i++) {
+                    e.remove(x.getKey(), x.getValue());
+                }
+            });
+            for (Map.Entry<K, V> x : after) { // in after's order, as index() adds them
+                Integer n = surplus.get(x);
+                if (n != null && n < 0) {
+                    e.add(x.getKey(), x.getValue());
+                    surplus.put(x, n + 1);
+                }
+            }
+        }
+    }
+
+    /** One namespace's entries in each of the four indexes. */
+    private record Entries(List<Map.Entry<InetAddress, AddressRef>> ip, List<Map.Entry<HwAddr, LinkRef>> mac,
+            List<Map.Entry<LinkRef, LinkRef>> ch, List<Map.Entry<LinkRef, LinkRef>> sl) {
+
+        static Entries of(NetnsState s) {
+            Entries e = new Entries(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            for (Address a : s.addresses()) {
+                e.ip.add(Map.entry(a.address(), new AddressRef(new LinkRef(s.id(), a.ifindex()), a)));
+            }
+            for (Link l : s.links().values()) {
+                LinkRef me = new LinkRef(s.id(), l.ifindex());
+                if (l.mac() != null && !allZero(l.mac())) { // every loopback has 00:00:00:00:00:00
+                    e.mac.add(Map.entry(l.mac(), me));
+                }
+                if (l.hasParent()) {
+                    NetnsId where = l.parentNsid().isPresent() ? s.peers().get(l.parentNsid().getAsInt()) : s.id();
+                    if (where != null) {
+                        e.ch.add(Map.entry(new LinkRef(where, l.parentIfindex()), me));
+                    }
+                }
+                if (l.masterIfindex() != 0) {
+                    e.sl.add(Map.entry(new LinkRef(s.id(), l.masterIfindex()), me));
+                }
+            }
+            return e;
         }
     }
 
