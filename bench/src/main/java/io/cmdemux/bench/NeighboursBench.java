@@ -80,7 +80,7 @@ public final class NeighboursBench {
         }
     }
 
-    /** One phase: RATE deliveries a second to the honest consumer, which takes and rejects each at once. */
+    /** One phase: RATE deliveries a second to the honest consumer, which takes and rejects each batch at once. */
     static final class Phase {
         static void run(String name, ControlLab lab, ControlClient honest, Listener l, int seconds, int rate,
                 Hostile hostile, Stalled stalled) throws Exception {
@@ -88,6 +88,9 @@ public final class NeighboursBench {
             long[] handed = new long[n];
             long[] latency = new long[n];
             long base = System.nanoTime() / 1000 * 1000; // trace IDs of this phase: base + i
+            if (hostile != null) {
+                hostile.go();
+            }
             if (stalled != null) {
                 stalled.start();
             }
@@ -96,15 +99,22 @@ public final class NeighboursBench {
                 try {
                     long deadline = System.nanoTime() + (seconds + 5) * 1_000_000_000L;
                     while (taken[0] < n && System.nanoTime() < deadline) {
-                        for (DeliveredRequest r : honest.nextRequests(256, Duration.ofMillis(50))) {
-                            long now = System.nanoTime();
+                        List<DeliveredRequest> batch = honest.nextRequests(256, Duration.ofMillis(50));
+                        long now = System.nanoTime();
+                        List<Rejection> answers = new ArrayList<>(batch.size());
+                        for (DeliveredRequest r : batch) {
+                            answers.add(new Rejection(r.traceId(), 28, null, null));
                             long i = r.traceId() - base;
-                            honest.reject(new Rejection(r.traceId(), 28, null, null));
                             if (i < 0 || i >= n) {
                                 continue; // an earlier phase's, late
                             }
                             latency[(int) i] = now - handed[(int) i];
                             taken[0]++;
+                        }
+                        // All of a batch's REJs at once, as a consumer that answers many does: one waited for
+                        // each would make the measurement the round trip's, once per request.
+                        for (java.util.concurrent.CompletableFuture<Void> f : honest.rejectAll(answers)) {
+                            f.join();
                         }
                     }
                 } catch (Exception e) {
@@ -151,11 +161,14 @@ public final class NeighboursBench {
     /**
      * The attacks of HostileClientsAsRootTest, from two processes of their own (so that their threads, heap and
      * collector pauses are not the daemon's, as a real pod's would not be): one in the hostile pod, on its
-     * {@code @cmdemux}, one in the host namespace, on the host socket. Each runs its set once, holds its
-     * connections until its stdin closes, then prints one summary line.
+     * {@code @cmdemux}, one in the host namespace, on the host socket. Each starts its JVM and loads its classes
+     * (one connection made and closed), says "ready", waits for "go" (the phase's start: a JVM's start on these 2
+     * cores is no attack, and took them for a second or two), runs its set once, holds its connections until
+     * its stdin closes, then prints one summary line.
      */
     static final class Hostile {
         private final List<Process> attackers = new ArrayList<>();
+        private final List<java.io.BufferedReader> outputs = new ArrayList<>();
         private final List<String> summaries = new ArrayList<>();
 
         Hostile(ControlLab lab, String pod) throws IOException {
@@ -166,15 +179,35 @@ public final class NeighboursBench {
                     "attack-pod", lab.abstractName).redirectError(ProcessBuilder.Redirect.INHERIT).start());
             attackers.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", cp, self, "attack-host",
                     lab.hostSocket.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            for (Process p : attackers) {
+                java.io.BufferedReader out = new java.io.BufferedReader(
+                        new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
+                outputs.add(out);
+                String line = out.readLine();
+                if (!"ready".equals(line)) {
+                    throw new IOException("an attacker did not start: " + line);
+                }
+            }
+        }
+
+        void go() throws IOException {
+            for (Process p : attackers) {
+                p.getOutputStream().write("go\n".getBytes(StandardCharsets.US_ASCII));
+                p.getOutputStream().flush();
+            }
         }
 
         void stop() throws IOException, InterruptedException {
             for (Process p : attackers) {
                 p.getOutputStream().close();
             }
-            for (Process p : attackers) {
-                summaries.add(new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim());
-                p.waitFor();
+            for (int i = 0; i < attackers.size(); i++) {
+                StringBuilder rest = new StringBuilder();
+                for (String line; (line = outputs.get(i).readLine()) != null; ) {
+                    rest.append(line);
+                }
+                summaries.add(rest.toString().trim());
+                attackers.get(i).waitFor();
             }
         }
 
@@ -184,9 +217,11 @@ public final class NeighboursBench {
 
         /** In the hostile pod: 1,000 idle connections (beyond the namespace's 128 the daemon cuts them). */
         static void pod(String abstractName) throws Exception {
+            ControlClient.connect(ControlClient.abstractAddress(abstractName), Duration.ofSeconds(5)).close();
+            awaitGo();
             List<ControlClient> held = new ArrayList<>();
             int refused = 0;
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < (on("idle") ? 1000 : 0); i++) {
                 try {
                     held.add(ControlClient.connect(ControlClient.abstractAddress(abstractName), Duration.ofSeconds(5)));
                 } catch (IOException e) {
@@ -206,9 +241,11 @@ public final class NeighboursBench {
         static void host(String socket) throws Exception {
             DomainSocketAddress host = new DomainSocketAddress(socket);
             Duration t = Duration.ofSeconds(5);
+            ControlClient.connect(host, t).close();
+            awaitGo();
             List<ControlClient> held = new ArrayList<>();
             Random rnd = new Random(20);
-            for (int i = 0; i < 20; i++) {
+            for (int i = 0; i < (on("half") ? 20 : 0); i++) {
                 ControlClient half = ControlClient.connect(host, t);
                 held.add(half);
                 raw(half, new byte[] {1, 1, 0}); // half a header, then silence
@@ -218,7 +255,7 @@ public final class NeighboursBench {
                     raw(h, huge);
                 }
             }
-            for (int i = 0; i < 50; i++) {
+            for (int i = 0; i < (on("junk") ? 50 : 0); i++) {
                 byte[] junk = new byte[1 + rnd.nextInt(4096)];
                 rnd.nextBytes(junk);
                 try (ControlClient c = ControlClient.connect(host, t)) {
@@ -227,7 +264,7 @@ public final class NeighboursBench {
             }
             int rounds = 0;
             try (ControlClient c = ControlClient.connect(host, t)) {
-                for (int k = 0; k < 2000; k++) {
+                for (int k = 0; k < (on("flood") ? 2000 : 0); k++) {
                     ListenerInfo li = c.listen(
                             ListenSpec.of(PortSpace.TCP, InetAddresses.parse("0.0.0.0"), 9000 + k % 50));
                     c.unlisten(li.listenerId());
@@ -236,7 +273,7 @@ public final class NeighboursBench {
             }
             int spoofsRefused = 0;
             try (ControlClient c = ControlClient.connect(host, t)) {
-                for (int k = 0; k < 100; k++) {
+                for (int k = 0; k < (on("spoof") ? 100 : 0); k++) {
                     try {
                         c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7472 + k));
                     } catch (io.cmdemux.control.protocol.RequestRefused e) {
@@ -247,6 +284,27 @@ public final class NeighboursBench {
             holdUntilStdinCloses();
             held.forEach(ControlClient::close);
             System.out.println("LISTEN/UNLISTEN=" + rounds + ", spoofs refused=" + spoofsRefused);
+        }
+
+        /** NB_ATTACKS (idle,half,junk,flood,spoof; default all): to tell which attack costs what. */
+        private static boolean on(String attack) {
+            String a = System.getenv("NB_ATTACKS");
+            return a == null || List.of(a.split(",")).contains(attack);
+        }
+
+        private static void awaitGo() throws IOException {
+            System.out.println("ready");
+            System.out.flush();
+            StringBuilder line = new StringBuilder();
+            for (int c; (c = System.in.read()) != '\n'; ) {
+                if (c < 0) {
+                    throw new IOException("stdin closed before go");
+                }
+                line.append((char) c);
+            }
+            if (!line.toString().equals("go")) {
+                throw new IOException("expected go, got " + line);
+            }
         }
 
         private static void holdUntilStdinCloses() throws IOException {

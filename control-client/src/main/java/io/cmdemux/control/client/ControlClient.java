@@ -315,6 +315,27 @@ public final class ControlClient implements AutoCloseable {
         return comms;
     }
 
+    /**
+     * Answers several delivered requests with REJs without waiting for the daemon's replies, as
+     * {@link #acceptAll} does with REPs. Each future completes when the daemon took the REJ, or
+     * exceptionally with the {@link RequestRefused} or IOException that {@link #reject} would throw.
+     */
+    public List<CompletableFuture<Void>> rejectAll(List<Rejection> rejections) {
+        List<Outgoing> out = new ArrayList<>(rejections.size());
+        for (Rejection r : rejections) {
+            out.add(new Outgoing(Wire.REJECT, Messages.rejectFrame(0, r).records()));
+        }
+        List<CompletableFuture<Void>> done = new ArrayList<>(out.size());
+        for (CompletableFuture<Frame> reply : send(out)) {
+            done.add(reply.thenAccept(f -> {
+                if (f.status() != Wire.OK) {
+                    throw new CompletionException(new RequestRefused(f.status(), f.text()));
+                }
+            }));
+        }
+        return done;
+    }
+
     private static int acceptedCommId(Frame reply) {
         if (reply.status() != Wire.OK) {
             throw new CompletionException(new RequestRefused(reply.status(), reply.text()));

@@ -289,6 +289,44 @@ class ControlServerAsRootTest {
         assertThat(lab.server.deliver(d)).as("a consumer that left gets nothing").isEqualTo(Consumers.Handover.GONE);
     }
 
+    @Test
+    void rejectAllAnswersABatchInOneWriteAndRefusesWhatWasNotDelivered() throws Exception {
+        start();
+        ControlClient a = lab.podClient(podA);
+        a.listen(tcp("0.0.0.0", 7471));
+        Listener la = lab.listener(l -> true);
+        int n = 200;
+        for (long t = 1; t <= n; t++) {
+            assertThat(lab.server.deliver(ControlLab.delivery(t, la, IP_A, t))).isEqualTo(Consumers.Handover.TAKEN);
+        }
+        List<DeliveredRequest> got = new ArrayList<>();
+        while (got.size() < n) {
+            List<DeliveredRequest> some = a.nextRequests(64, Duration.ofSeconds(5));
+            assertThat(some).as("requests after %d of %d", got.size(), n).isNotEmpty();
+            got.addAll(some);
+        }
+        List<Rejection> rs = new ArrayList<>();
+        for (DeliveredRequest r : got) {
+            rs.add(new Rejection(r.traceId(), 28, null, null));
+        }
+        rs.add(n / 2, new Rejection(n + 1000, 28, null, null)); // never delivered: refused, the rest unharmed
+        List<java.util.concurrent.CompletableFuture<Void>> done = a.rejectAll(rs);
+        assertThat(done).hasSize(n + 1);
+        for (int i = 0; i < rs.size(); i++) {
+            java.util.concurrent.CompletableFuture<Void> f = done.get(i);
+            if (rs.get(i).traceId() == n + 1000) {
+                assertThatThrownBy(() -> f.get(5, java.util.concurrent.TimeUnit.SECONDS))
+                        .hasCauseInstanceOf(RequestRefused.class)
+                        .satisfies(e -> assertThat(((RequestRefused) e.getCause()).status()).isEqualTo(Wire.ENOENT));
+            } else {
+                f.get(5, java.util.concurrent.TimeUnit.SECONDS);
+            }
+        }
+        assertThat(rejects).hasSize(n);
+        assertThat(rejects).extracting(r -> r[0]).containsExactlyElementsOf(
+                java.util.stream.LongStream.rangeClosed(1, n).boxed().toList());
+    }
+
     /** The server, and a consumer in podA listening on TCP port 7471 of every address. */
     private ControlClient startWithAConsumerInPodA() throws Exception {
         start();
