@@ -5,8 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -34,64 +36,22 @@ class ShardedIndexProperties {
         return op.list().ofMaxSize(40).list().ofMaxSize(8);
     }
 
-    @Property(tries = 300)
-    void everyVersionAnswersAsTheMultimapItReplacedAndStaysAsItWas(@ForAll("generations") List<List<Op>> generations) {
-        List<ShardedIndex<Integer, Integer>> versions = new ArrayList<>();
-        List<Map<Integer, List<Integer>>> models = new ArrayList<>();
-        ShardedIndex<Integer, Integer> index = ShardedIndex.empty();
-        Map<Integer, List<Integer>> model = new HashMap<>();
-        for (List<Op> ops : generations) {
-            ShardedIndex.Editor<Integer, Integer> e = index.edit();
-            Map<Integer, List<Integer>> next = new HashMap<>();
-            model.forEach((k, v) -> next.put(k, new ArrayList<>(v)));
-            for (Op op : ops) {
-                if (op.add()) {
-                    e.add(op.key(), op.value());
-                    next.computeIfAbsent(op.key(), k -> new ArrayList<>()).add(op.value());
-                } else {
-                    e.remove(op.key(), op.value());
-                    List<Integer> l = next.get(op.key());
-                    if (l != null) {
-                        l.remove(Integer.valueOf(op.value()));
-                        if (l.isEmpty()) {
-                            next.remove(op.key());
-                        }
-                    }
-                }
-            }
-            index = e.done();
-            model = next;
-            versions.add(index);
-            models.add(model);
-        }
-        for (int v = 0; v < versions.size(); v++) {
-            for (int key = -600; key <= 600; key++) {
-                assertThat(versions.get(v).get(key))
-                        .as("version %d, key %d", v, key)
-                        .isEqualTo(models.get(v).getOrDefault(key, List.of()));
-            }
-        }
-    }
+    /** Each version (the empty one first) beside the multimap model of it and the keys its edits named. */
+    record Versions(List<ShardedIndex<Integer, Integer>> indexes, List<Map<Integer, List<Integer>>> models,
+            List<Set<Integer>> touched) {}
 
-    /**
-     * Between any two versions, keysChangedSince finds every key whose lists differ (the oracle is the
-     * multimap), and names no key that no edit between them touched; forEach visits exactly the model.
-     */
-    @Property(tries = 300)
-    void theChangedKeysAreThoseWhoseListsDifferOrThatWereEdited(@ForAll("generations") List<List<Op>> generations) {
-        List<ShardedIndex<Integer, Integer>> versions = new ArrayList<>();
-        List<Map<Integer, List<Integer>>> models = new ArrayList<>();
-        List<java.util.Set<Integer>> touched = new ArrayList<>();
+    static Versions replay(List<List<Op>> generations) {
+        Versions out = new Versions(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
         ShardedIndex<Integer, Integer> index = ShardedIndex.empty();
         Map<Integer, List<Integer>> model = new HashMap<>();
-        versions.add(index);
-        models.add(model);
-        touched.add(java.util.Set.of());
+        out.indexes().add(index);
+        out.models().add(model);
+        out.touched().add(Set.of());
         for (List<Op> ops : generations) {
             ShardedIndex.Editor<Integer, Integer> e = index.edit();
             Map<Integer, List<Integer>> next = new HashMap<>();
             model.forEach((k, v) -> next.put(k, new ArrayList<>(v)));
-            java.util.Set<Integer> keys = new java.util.HashSet<>();
+            Set<Integer> keys = new HashSet<>();
             for (Op op : ops) {
                 keys.add(op.key());
                 if (op.add()) {
@@ -110,23 +70,45 @@ class ShardedIndexProperties {
             }
             index = e.done();
             model = next;
-            versions.add(index);
-            models.add(model);
-            touched.add(keys);
+            out.indexes().add(index);
+            out.models().add(model);
+            out.touched().add(keys);
         }
-        for (int a = 0; a < versions.size(); a++) {
+        return out;
+    }
+
+    @Property(tries = 300)
+    void everyVersionAnswersAsTheMultimapItReplacedAndStaysAsItWas(@ForAll("generations") List<List<Op>> generations) {
+        Versions v = replay(generations);
+        for (int i = 0; i < v.indexes().size(); i++) {
+            for (int key = -600; key <= 600; key++) {
+                assertThat(v.indexes().get(i).get(key))
+                        .as("version %d, key %d", i, key)
+                        .isEqualTo(v.models().get(i).getOrDefault(key, List.of()));
+            }
+        }
+    }
+
+    /**
+     * Between any two versions, keysChangedSince finds every key whose lists differ (the oracle is the
+     * multimap), and names no key that no edit between them touched; forEach visits exactly the model.
+     */
+    @Property(tries = 300)
+    void theChangedKeysAreThoseWhoseListsDifferOrThatWereEdited(@ForAll("generations") List<List<Op>> generations) {
+        Versions v = replay(generations);
+        for (int a = 0; a < v.indexes().size(); a++) {
             Map<Integer, List<Integer>> seen = new HashMap<>();
-            versions.get(a).forEach(seen::put);
-            assertThat(seen).as("forEach of version %d", a).isEqualTo(models.get(a));
-            for (int b = a; b < versions.size(); b++) {
-                java.util.Set<Integer> changed = versions.get(b).keysChangedSince(versions.get(a));
-                java.util.Set<Integer> edited = new java.util.HashSet<>();
-                for (int v = a + 1; v <= b; v++) {
-                    edited.addAll(touched.get(v));
+            v.indexes().get(a).forEach(seen::put);
+            assertThat(seen).as("forEach of version %d", a).isEqualTo(v.models().get(a));
+            for (int b = a; b < v.indexes().size(); b++) {
+                Set<Integer> changed = v.indexes().get(b).keysChangedSince(v.indexes().get(a));
+                Set<Integer> edited = new HashSet<>();
+                for (int i = a + 1; i <= b; i++) {
+                    edited.addAll(v.touched().get(i));
                 }
                 for (int key = -600; key <= 600; key++) {
-                    boolean differs = !models.get(a).getOrDefault(key, List.of())
-                            .equals(models.get(b).getOrDefault(key, List.of()));
+                    boolean differs = !v.models().get(a).getOrDefault(key, List.of())
+                            .equals(v.models().get(b).getOrDefault(key, List.of()));
                     if (differs) {
                         assertThat(changed).as("versions %d to %d, key %d", a, b, key).contains(key);
                     }
