@@ -122,9 +122,9 @@ final class ServeCommand implements Callable<Integer> {
 
     @Option(names = "--max-sessions", paramLabel = "N",
             description = "connections being set up or established at most; a REQ beyond them is dropped silently,"
-            + " as ucma drops one its listener has no room for, so that the peer retries (default 1048576;"
+            + " as ucma drops one its listener has no room for, so that the peer retries (default 262144;"
             + " 48 to 96 bytes of index each, taken at start, and about 165 bytes of table each, taken as they come)")
-    int maxSessions = 1 << 20;
+    int maxSessions = 1 << 18; // 12 MiB of index at start: issue 22's idle footprint (docs/PERFORMANCE.md)
 
     @Option(names = "--time-wait", paramLabel = "MS",
             description = "how long a closed connection's comm ID stays reserved (default 1000)")

@@ -66,7 +66,7 @@ public final class Sessions implements AutoCloseable {
         }
 
         public static Config defaults() {
-            return new Config(1 << 20, 1000, 60_000);
+            return new Config(1 << 18, 1000, 60_000); // serve's default
         }
     }
 
