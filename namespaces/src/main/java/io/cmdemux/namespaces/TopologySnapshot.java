@@ -149,11 +149,7 @@ public final class TopologySnapshot {
     }
 
     /** What changed from {@code before} to this snapshot: namespaces added or replaced, and those removed. */
-    public record Changes(List<NetnsState> changed, List<NetnsId> removed) {
-        public boolean isEmpty() {
-            return changed.isEmpty() && removed.isEmpty();
-        }
-    }
+    public record Changes(List<NetnsState> changed, List<NetnsId> removed) {}
 
     /**
      * The namespaces whose state is not the very one {@code before} has (added or replaced), and those it has
