@@ -304,15 +304,7 @@ public final class ControlClient implements AutoCloseable {
      * IOException that {@link #accept} would throw.
      */
     public List<CompletableFuture<Integer>> acceptAll(List<Acceptance> acceptances) {
-        List<Outgoing> out = new ArrayList<>(acceptances.size());
-        for (Acceptance a : acceptances) {
-            out.add(new Outgoing(Wire.ACCEPT, Messages.acceptFrame(0, a).records()));
-        }
-        List<CompletableFuture<Integer>> comms = new ArrayList<>(out.size());
-        for (CompletableFuture<Frame> reply : send(out)) {
-            comms.add(reply.thenApply(ControlClient::acceptedCommId));
-        }
-        return comms;
+        return sendAll(Wire.ACCEPT, acceptances, a -> Messages.acceptFrame(0, a), ControlClient::acceptedCommId);
     }
 
     /**
@@ -321,19 +313,26 @@ public final class ControlClient implements AutoCloseable {
      * exceptionally with the {@link RequestRefused} or IOException that {@link #reject} would throw.
      */
     public List<CompletableFuture<Void>> rejectAll(List<Rejection> rejections) {
-        List<Outgoing> out = new ArrayList<>(rejections.size());
-        for (Rejection r : rejections) {
-            out.add(new Outgoing(Wire.REJECT, Messages.rejectFrame(0, r).records()));
+        return sendAll(Wire.REJECT, rejections, r -> Messages.rejectFrame(0, r), f -> {
+            if (f.status() != Wire.OK) {
+                throw new CompletionException(new RequestRefused(f.status(), f.text()));
+            }
+            return null;
+        });
+    }
+
+    /** One request of {@code type} per item, sent as one batch; each reply read by {@code answer}. */
+    private <T, R> List<CompletableFuture<R>> sendAll(int type, List<T> items,
+            java.util.function.Function<T, Frame> frame, java.util.function.Function<Frame, R> answer) {
+        List<Outgoing> out = new ArrayList<>(items.size());
+        for (T item : items) {
+            out.add(new Outgoing(type, frame.apply(item).records()));
         }
-        List<CompletableFuture<Void>> done = new ArrayList<>(out.size());
+        List<CompletableFuture<R>> replies = new ArrayList<>(out.size());
         for (CompletableFuture<Frame> reply : send(out)) {
-            done.add(reply.thenAccept(f -> {
-                if (f.status() != Wire.OK) {
-                    throw new CompletionException(new RequestRefused(f.status(), f.text()));
-                }
-            }));
+            replies.add(reply.thenApply(answer));
         }
-        return done;
+        return replies;
     }
 
     private static int acceptedCommId(Frame reply) {
