@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -170,15 +171,20 @@ public final class NeighboursBench {
         private final List<Process> attackers = new ArrayList<>();
         private final List<java.io.BufferedReader> outputs = new ArrayList<>();
         private final List<String> summaries = new ArrayList<>();
+        private final CpuShare cpuShare = CpuShare.fromEnv();
 
         Hostile(ControlLab lab, String pod) throws IOException {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             String cp = System.getProperty("java.class.path");
             String self = NeighboursBench.class.getName();
-            attackers.add(new ProcessBuilder("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp", cp, self,
-                    "attack-pod", lab.abstractName).redirectError(ProcessBuilder.Redirect.INHERIT).start());
-            attackers.add(new ProcessBuilder(java, "-XX:+UseSerialGC", "-cp", cp, self, "attack-host",
-                    lab.hostSocket.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            List<String> podCmd = List.of("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp", cp, self,
+                    "attack-pod", lab.abstractName);
+            List<String> hostCmd = List.of(java, "-XX:+UseSerialGC", "-cp", cp, self, "attack-host",
+                    lab.hostSocket.toString());
+            for (List<String> cmd : List.of(podCmd, hostCmd)) {
+                attackers.add(new ProcessBuilder(cpuShare.wrap(cmd))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start());
+            }
             for (Process p : attackers) {
                 java.io.BufferedReader out = new java.io.BufferedReader(
                         new java.io.InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8));
@@ -209,10 +215,11 @@ public final class NeighboursBench {
                 summaries.add(rest.toString().trim());
                 attackers.get(i).waitFor();
             }
+            cpuShare.remove();
         }
 
         String summary() {
-            return "(" + String.join("; ", summaries) + ")";
+            return "(" + cpuShare + "; " + String.join("; ", summaries) + ")";
         }
 
         /** In the hostile pod: 1,000 idle connections (beyond the namespace's 128 the daemon cuts them). */
@@ -315,6 +322,64 @@ public final class NeighboursBench {
 
         private static void raw(ControlClient c, byte[] bytes) {
             c.channel().writeAndFlush(Unpooled.wrappedBuffer(bytes)).awaitUninterruptibly(2000);
+        }
+    }
+
+    /**
+     * NB_ATTACKER_CPU=CORES (say 0.5): each attacker starts in a CPU cgroup of its own, limited to that many cores
+     * by the CFS quota, as a pod's CPU limit holds a pod. Without it the attackers may take both cores, which no
+     * pod on a host with limits can. cgroup v2 (cpu.max) when /sys/fs/cgroup is unified, else the v1 cpu
+     * controller.
+     */
+    static final class CpuShare {
+        private static final long PERIOD_US = 100_000;
+        private final Double cores;
+        private final List<Path> groups = new ArrayList<>();
+
+        private CpuShare(Double cores) {
+            this.cores = cores;
+        }
+
+        static CpuShare fromEnv() {
+            String v = System.getenv("NB_ATTACKER_CPU");
+            return new CpuShare(v == null || v.isEmpty() ? null : Double.valueOf(v));
+        }
+
+        /** The command, started inside a new group: the shell joins it, then execs the command. */
+        List<String> wrap(List<String> cmd) throws IOException {
+            if (cores == null) {
+                return cmd;
+            }
+            long quota = Math.round(cores * PERIOD_US);
+            Path root = Path.of("/sys/fs/cgroup");
+            boolean v2 = Files.exists(root.resolve("cgroup.controllers"));
+            Path group = (v2 ? root : root.resolve("cpu")).resolve("cmdemux-nb-" + ProcessHandle.current().pid()
+                    + "-" + groups.size());
+            Files.createDirectories(group);
+            groups.add(group);
+            if (v2) {
+                Files.writeString(group.resolve("cpu.max"), quota + " " + PERIOD_US);
+            } else {
+                Files.writeString(group.resolve("cpu.cfs_period_us"), Long.toString(PERIOD_US));
+                Files.writeString(group.resolve("cpu.cfs_quota_us"), Long.toString(quota));
+            }
+            List<String> wrapped = new ArrayList<>(List.of("sh", "-c",
+                    "echo $$ > '" + group.resolve("cgroup.procs") + "' && exec \"$@\"", "attacker"));
+            wrapped.addAll(cmd);
+            return wrapped;
+        }
+
+        /** After the attackers have ended; a group with a task left in it cannot go, and says so. */
+        void remove() throws IOException {
+            for (Path g : groups) {
+                Files.delete(g);
+            }
+            groups.clear();
+        }
+
+        @Override
+        public String toString() {
+            return cores == null ? "attackers unlimited" : "attackers limited to " + cores + " cores each";
         }
     }
 
