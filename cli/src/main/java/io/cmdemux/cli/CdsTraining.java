@@ -1,7 +1,21 @@
 package io.cmdemux.cli;
 
+import io.cmdemux.control.protocol.CliMessages;
+import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.FrameCodec;
+import io.cmdemux.control.protocol.ProgramReply;
+import io.cmdemux.control.protocol.Wire;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Writer;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 
 /**
  * The run that the build records a class-data-sharing archive of (cli/pom.xml, then
@@ -14,7 +28,8 @@ import java.io.Writer;
 final class CdsTraining {
     private CdsTraining() {}
 
-    public static void main(String[] args) {
+    public static void main(String[] args) throws Exception {
+        askADaemon();
         PrintWriter none = new PrintWriter(Writer.nullWriter());
         Main.run(none, none, "--help");
         for (String verb : Main.VERBS.keySet()) {
@@ -32,5 +47,33 @@ final class CdsTraining {
         Main.run(none, none, "explain", "--rdma-port", port, "--dst", "127.0.0.1:7471", "--src", "127.0.0.1:40000",
                 "--json");
         System.exit(0);
+    }
+
+    /** The client's side of a verb the daemon answers (Launcher), against a stand-in that answers once. */
+    private static void askADaemon() throws Exception {
+        Path dir = Files.createTempDirectory("cmdemux-cds");
+        Path socket = dir.resolve("s");
+        try (ServerSocketChannel server = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            server.bind(UnixDomainSocketAddress.of(socket));
+            Thread daemon = new Thread(() -> {
+                try (SocketChannel c = server.accept()) {
+                    Frame request = Frame.of(Wire.CLI, 1, List.of());
+                    ByteBuffer reply = ByteBuffer.wrap(FrameCodec.encode(Frame.reply(request, Wire.OK,
+                            CliMessages.cliReply(new ProgramReply(0, new byte[1], "")))));
+                    c.read(ByteBuffer.allocate(Wire.MAX_REQUEST_FRAME));
+                    while (reply.hasRemaining()) {
+                        c.write(reply);
+                    }
+                } catch (IOException e) {
+                    // the training's answer does not matter
+                }
+            });
+            daemon.start();
+            Launcher.ask(socket, List.of("topology"));
+            daemon.join();
+        } finally {
+            Files.deleteIfExists(socket);
+            Files.delete(dir);
+        }
     }
 }

@@ -157,7 +157,7 @@ final class GidIndexCommand implements Callable<Integer> {
 
     private NetnsState namespace(TopologySnapshot snap) {
         String where = which.pid != null ? "/proc/" + which.pid + "/ns/net" : which.netns;
-        Path p = Path.of(where);
+        Path p = InDaemon.path(where);
         if (Files.exists(p)) {
             long inode;
             try {

@@ -44,8 +44,16 @@ public final class Main {
     public static int run(String... args) {
         // UTF-8 whatever the locale: JSON is UTF-8 (RFC 8259), and Java 17 would otherwise follow LANG=C into ASCII.
         java.nio.charset.Charset utf8 = java.nio.charset.StandardCharsets.UTF_8;
-        return run(new java.io.PrintWriter(new java.io.OutputStreamWriter(System.out, utf8), true),
-                new java.io.PrintWriter(new java.io.OutputStreamWriter(System.err, utf8), true), args);
+        java.io.PrintWriter out = new java.io.PrintWriter(new java.io.OutputStreamWriter(System.out, utf8), true);
+        java.io.PrintWriter err = new java.io.PrintWriter(new java.io.OutputStreamWriter(System.err, utf8), true);
+        try {
+            return run(out, err, args);
+        } finally {
+            // Autoflush is println's only: what a verb print()s (the text tables, the pictures) would otherwise
+            // still be in the writer when main calls System.exit.
+            out.flush();
+            err.flush();
+        }
     }
 
     /** Runs with the given streams, so that tests can read what a command prints. */
@@ -59,6 +67,10 @@ public final class Main {
         }
         cl.setOut(out);
         cl.setErr(err);
+        cl.setExecutionStrategy(parsed -> {
+            InDaemon.checkParsed(parsed); // in the daemon, a verb that would read a named file is not run
+            return new CommandLine.RunLast().execute(parsed);
+        });
         cl.setExecutionExceptionHandler((ex, cmd, parsed) -> {
             if (ex instanceof EnvironmentException || ex instanceof java.io.IOException) {
                 cmd.getErr().println("cmdemux: " + ex.getMessage());

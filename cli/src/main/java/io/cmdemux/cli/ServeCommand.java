@@ -194,6 +194,14 @@ final class ServeCommand implements Callable<Integer> {
             d.close();
             throw e;
         }
+        // The one-shot read verbs are answered here from now on; their first answer should not load their classes.
+        DaemonVerbs verbs = new DaemonVerbs(d::topologyNow, Path.of("/proc"));
+        Thread warm = new Thread(() -> {
+            verbs.warmUp(20);
+            d.answerCli(verbs);
+        }, "cmdemux-cli-warm-up");
+        warm.setDaemon(true);
+        warm.start();
         String base = "http://" + d.httpAddress().getHostString() + ":" + d.httpAddress().getPort();
         InetSocketAddress page = d.statusAddress();
         terminal.err().println("cmdemux: serving; status page "

@@ -35,6 +35,10 @@ final class TopologySource {
 
     static Loaded loadWithRoot(Path snapshot) {
         if (snapshot == null) {
+            TopologySnapshot daemons = InDaemon.topology();
+            if (daemons != null) {
+                return new Loaded(daemons, null);
+            }
             LiveDumper.HostDumps live = dumpLive();
             return new Loaded(TopologySnapshot.build(1, live.host(), live.dumps()), null);
         }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.control.protocol.CniCall;
-import io.cmdemux.control.protocol.CniReply;
+import io.cmdemux.control.protocol.ProgramReply;
 import io.cmdemux.control.protocol.ConsumerInfo;
 import io.cmdemux.control.server.PodHandler;
 import io.cmdemux.control.protocol.RequestRefused;
@@ -57,7 +57,7 @@ public final class CniService implements PodHandler {
     }
 
     @Override
-    public CniReply cni(CniCall call, ConsumerInfo caller) {
+    public ProgramReply cni(CniCall call, ConsumerInfo caller) {
         long t0 = System.nanoTime();
         CniOutcome o = plugin.run(call.env(), call.stdin());
         String id = call.env().getOrDefault("CNI_CONTAINERID", "-");
@@ -65,7 +65,7 @@ public final class CniService implements PodHandler {
             log.info("CNI {} {} {}: exit {} in {} ms", call.env().getOrDefault("CNI_COMMAND", "?"), id,
                     call.env().getOrDefault("CNI_IFNAME", "-"), o.exitCode(), (System.nanoTime() - t0) / 1_000_000);
         }
-        return new CniReply(o.exitCode(), o.stdout(), o.stderr());
+        return new ProgramReply(o.exitCode(), o.stdout(), o.stderr());
     }
 
     /** The container ID of {@link #warmUp}'s own requests, which the log keeps quiet about. */

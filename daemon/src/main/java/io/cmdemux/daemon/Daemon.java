@@ -14,12 +14,14 @@ import io.cmdemux.namespaces.NetnsDiscovery;
 import io.cmdemux.namespaces.NetnsExecutor;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
+import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.TopologyWatcher;
 import io.cmdemux.observer.LiveHost;
 import io.cmdemux.observer.btf.KernelBtf;
 import io.cmdemux.netdev.PacketSocket;
 import io.cmdemux.cni.CniService;
 import io.cmdemux.cni.LiveRdmaState;
+import io.cmdemux.control.server.CliHandler;
 import io.cmdemux.control.server.ControlServer;
 import io.cmdemux.dataplane.pipeline.DecisionLog;
 import io.cmdemux.pods.PodPruner;
@@ -114,6 +116,17 @@ public final class Daemon implements AutoCloseable {
 
     Metrics metrics() {
         return metrics;
+    }
+
+    /** The topology with every change the kernel announced before this call: what a CLI verb answered here reads. */
+    public TopologySnapshot topologyNow() {
+        catchUp();
+        return watcher.current();
+    }
+
+    /** CLI messages go to {@code verbs} from now on (until then they are EOPNOTSUPP, and clients run the verb). */
+    public void answerCli(CliHandler verbs) {
+        control.onCli(verbs);
     }
 
     /** Before a tap decides a batch: the topology with every change announced by then (or counted as not). */

@@ -79,6 +79,36 @@ final class NamespaceBuilder {
         return host;
     }
 
+    /**
+     * A notification, as against a dump's message: a new address goes where the kernel put it
+     * ({@link AddressOrder}), where a dump lists each in its place already.
+     */
+    void notify(NlMessage m, PeerResolver resolver) throws MalformedException {
+        Address a = m.type() == Rtnl.RTM_NEWADDR ? Rtnl.decodeAddress(m) : null;
+        if (a == null) {
+            apply(m, resolver);
+            return;
+        }
+        AddressKey k = new AddressKey(a.ifindex(), a.address(), a.prefixLen());
+        Address old = addresses.get(k);
+        if (old != null && (old.flags() & Address.IFA_F_SECONDARY) == (a.flags() & Address.IFA_F_SECONDARY)) {
+            addresses.put(k, a); // flags or lifetimes changed: the kernel leaves it where it is
+            return;
+        }
+        addresses.remove(k); // new, or a secondary promoted: placed again
+        List<Address> list = new ArrayList<>(addresses.values());
+        int at = AddressOrder.position(list, a);
+        if (at == list.size()) {
+            addresses.put(k, a);
+            return;
+        }
+        list.add(at, a);
+        addresses.clear();
+        for (Address x : list) {
+            addresses.put(new AddressKey(x.ifindex(), x.address(), x.prefixLen()), x);
+        }
+    }
+
     /** Applies one RTM_NEW / RTM_DEL message of any rtnetlink family we model; others are ignored. */
     void apply(NlMessage m, PeerResolver resolver) throws MalformedException {
         switch (m.type()) {

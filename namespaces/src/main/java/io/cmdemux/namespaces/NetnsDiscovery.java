@@ -95,11 +95,17 @@ public final class NetnsDiscovery {
     }
 
     /** Host first, then named namespaces by first name, then unnamed ones by inode. */
-    public static final Comparator<DiscoveredNetns> ORDER = Comparator
-            .comparing((DiscoveredNetns d) -> !d.self())
-            .thenComparing(d -> d.names().isEmpty())
-            .thenComparing(d -> d.names().isEmpty() ? "" : d.names().get(0))
-            .thenComparing(DiscoveredNetns::id);
+    public static final Comparator<DiscoveredNetns> ORDER = order(DiscoveredNetns::self, DiscoveredNetns::names,
+            DiscoveredNetns::id);
+
+    /** {@link #ORDER} for anything that has the three (a snapshot's namespaces, listed as a scan would). */
+    static <T> Comparator<T> order(java.util.function.Predicate<T> self,
+            java.util.function.Function<T, List<String>> names, java.util.function.Function<T, NetnsId> id) {
+        return Comparator.comparing((T d) -> !self.test(d))
+                .thenComparing(d -> names.apply(d).isEmpty())
+                .thenComparing(d -> names.apply(d).isEmpty() ? "" : names.apply(d).get(0))
+                .thenComparing(id);
+    }
 
     private static boolean isPid(Path p) {
         String n = p.getFileName().toString();

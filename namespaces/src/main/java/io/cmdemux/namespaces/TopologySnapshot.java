@@ -104,6 +104,17 @@ public final class TopologySnapshot {
                 ix.sl.done(), List.copyOf(problems));
     }
 
+    /**
+     * These namespaces as a fresh {@link #build} from a discovery scan lists them ({@link NetnsDiscovery#ORDER}),
+     * at the generation given: a snapshot that a watcher has carried forward lists them in the order they
+     * appeared, and a CLI verb answered by the daemon must print what the one-shot verb would.
+     */
+    public TopologySnapshot inScanOrder(long newGeneration) {
+        List<NetnsState> states = new ArrayList<>(namespaces());
+        states.sort(NetnsDiscovery.order(NetnsState::host, NetnsState::names, NetnsState::id));
+        return of(newGeneration, host, states, problems);
+    }
+
     /** A namespace and its place in the order of {@link #namespaces()}. */
     private record Slot(long order, NetnsState state) {}
 

@@ -337,7 +337,7 @@ public final class TopologyWatcher implements AutoCloseable {
                 continue;
             }
             try {
-                b.apply(m, e -> null);
+                b.notify(m, e -> null);
                 dirty.add(where);
             } catch (MalformedException e) {
                 decodeErrors.incrementAndGet();
@@ -581,7 +581,7 @@ public final class TopologyWatcher implements AutoCloseable {
             for (NlMessage m : replay) {
                 try {
                     if (m.type() != Rtnl.RTM_NEWNSID && m.type() != Rtnl.RTM_DELNSID) {
-                        b.apply(m, e -> null);
+                        b.notify(m, e -> null);
                     } else {
                         nsidsChanged = true;
                     }

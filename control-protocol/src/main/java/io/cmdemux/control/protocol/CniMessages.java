@@ -1,9 +1,7 @@
 package io.cmdemux.control.protocol;
 
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -19,7 +17,6 @@ public final class CniMessages {
     /** The variables a CNI_ENV record may carry: the spec's CNI_* parameters only. */
     private static final Pattern CNI_VAR = Pattern.compile("CNI_[A-Z0-9_]{1,60}");
     private static final int MAX_CNI_VARS = 32;
-    static final int CNI_RESULT_HEADER = 4;
 
     private CniMessages() {}
 
@@ -60,30 +57,13 @@ public final class CniMessages {
         return new CniCall(env, Messages.required(f, Wire.R_CNI_STDIN, "CNI_STDIN").value());
     }
 
-    /**
-     * The reply's records: CNI_RESULT (u8 exit code, 3 bytes reserved, then stdout), and CNI_STDERR when there is any.
-     */
-    public static List<Record> cniReply(CniReply r) {
-        byte[] out = r.stdout();
-        ByteBuffer b = ByteBuffer.allocate(CNI_RESULT_HEADER + out.length);
-        b.put((byte) r.exitCode()).put((byte) 0).putShort((short) 0).put(out);
-        List<Record> rs = new ArrayList<>(2);
-        rs.add(Record.mandatory(Wire.R_CNI_RESULT, b.array()));
-        if (!r.stderr().isEmpty()) {
-            rs.add(Record.text(Wire.R_CNI_STDERR, r.stderr()));
-        }
-        return rs;
+    /** The reply's records: CNI_RESULT (u8 exit code, 3 bytes reserved, stdout), and CNI_STDERR when there is any. */
+    public static List<Record> cniReply(ProgramReply r) {
+        return r.records(Wire.R_CNI_RESULT, Wire.R_CNI_STDERR);
     }
 
-    public static CniReply cniReply(Frame f) throws ProtocolException {
-        Record r = Messages.required(f, Wire.R_CNI_RESULT, "CNI_RESULT");
-        if (r.length() < CNI_RESULT_HEADER) {
-            throw new ProtocolException(Wire.EBADMSG, "CNI_RESULT record of " + r.length() + " bytes (at least "
-                    + CNI_RESULT_HEADER + ")");
-        }
-        byte[] v = r.value();
-        return new CniReply(v[0] & 0xff, Arrays.copyOfRange(v, CNI_RESULT_HEADER, v.length),
-                f.first(Wire.R_CNI_STDERR).map(Record::text).orElse(""));
+    public static ProgramReply cniReply(Frame f) throws ProtocolException {
+        return ProgramReply.of(f, Wire.R_CNI_RESULT, "CNI_RESULT", Wire.R_CNI_STDERR);
     }
 
     private static String printable(String s) {

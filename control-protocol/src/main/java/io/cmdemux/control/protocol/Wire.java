@@ -39,6 +39,8 @@ public final class Wire {
     public static final int POD_REGISTER = 0x0A;
     public static final int POD_UNREGISTER = 0x0B;
     public static final int CNI = 0x0C;
+    /** `cmdemux VERB ...` → daemon: run a read verb on the daemon's live state (docs/PROTOCOL.md §4.2). */
+    public static final int CLI = 0x0D;
     public static final int ERROR = 0x7F;
 
     // header.status: 0 or a Linux errno (<asm-generic/errno-base.h>, <asm-generic/errno.h>)
@@ -91,6 +93,9 @@ public final class Wire {
     public static final int R_CNI_STDIN = 21;
     public static final int R_CNI_RESULT = 22;
     public static final int R_CNI_STDERR = 23;
+    public static final int R_CLI_ARG = 24;
+    public static final int R_CLI_RESULT = 25;
+    public static final int R_CLI_STDERR = 26;
 
     // Address families in LISTEN_SPEC, as <sys/socket.h> numbers them.
     public static final int AF_INET = 2;
@@ -128,6 +133,7 @@ public final class Wire {
             case POD_REGISTER: return "POD_REGISTER";
             case POD_UNREGISTER: return "POD_UNREGISTER";
             case CNI: return "CNI";
+            case CLI: return "CLI";
             case ERROR: return "ERROR";
             default: return "type-0x" + Integer.toHexString(type);
         }

@@ -47,10 +47,10 @@ class CniMessagesTest {
         Frame req = CniMessages.cniRequest(3, Map.of("CNI_COMMAND", "ADD"), new byte[0]);
         byte[] out = "{\"code\":11}".getBytes(StandardCharsets.UTF_8);
         Frame reply = FrameCodec.decode(FrameCodec.encode(Frame.reply(req, Wire.OK,
-                CniMessages.cniReply(new CniReply(1, out, "cmdemux-cni: error 11\n")))),
+                CniMessages.cniReply(new ProgramReply(1, out, "cmdemux-cni: error 11\n")))),
                 Wire.MAX_REPLY_FRAME);
 
-        CniReply r = CniMessages.cniReply(reply);
+        ProgramReply r = CniMessages.cniReply(reply);
 
         assertThat(r.exitCode()).isEqualTo(1);
         assertThat(r.stdout()).isEqualTo(out);

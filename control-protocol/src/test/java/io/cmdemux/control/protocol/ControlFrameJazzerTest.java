@@ -29,6 +29,8 @@ class ControlFrameJazzerTest {
         assertThat(FrameCodec.encode(f)).isEqualTo(input);
         read(input, () -> CniMessages.cniCall(f));
         read(input, () -> CniMessages.cniReply(f));
+        read(input, () -> CliMessages.cliArgs(f));
+        read(input, () -> CliMessages.cliReply(f));
         read(input, () -> Messages.deliveredRequest(f));
         read(input, () -> Messages.rejection(f));
         read(input, () -> Messages.acceptance(f));

@@ -70,7 +70,7 @@ class ProtocolDocTest {
                 "{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"type\":\"cmdemux-cni\"}"
                 .getBytes(StandardCharsets.UTF_8));
         ex.put("11 CNI", cni);
-        ex.put("12 CNI reply", Frame.reply(cni, Wire.OK, CniMessages.cniReply(new CniReply(0, new byte[0], ""))));
+        ex.put("12 CNI reply", Frame.reply(cni, Wire.OK, CniMessages.cniReply(new ProgramReply(0, new byte[0], ""))));
         Frame unregister = Frame.of(Wire.POD_UNREGISTER, 2, List.of(Record.mandatory(Wire.R_JSON,
                 "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\"}"
                         .getBytes(StandardCharsets.UTF_8))));
@@ -78,6 +78,10 @@ class ProtocolDocTest {
         ex.put("14 POD_UNREGISTER reply", Frame.reply(unregister, Wire.OK, List.of(Record.mandatory(Wire.R_JSON,
                 "{\"network\":\"rdma-net\",\"containerId\":\"c1\",\"ifname\":\"net1\",\"removed\":true}"
                         .getBytes(StandardCharsets.UTF_8)))));
+        Frame cli = CliMessages.cliRequest(1, List.of("gid-index", "--netns", "pod1", "--ip", "10.0.0.2"));
+        ex.put("15 CLI", cli);
+        ex.put("16 CLI reply", Frame.reply(cli, Wire.OK,
+                CliMessages.cliReply(new ProgramReply(0, "3\n".getBytes(StandardCharsets.UTF_8), ""))));
         return ex;
     }
 

@@ -121,6 +121,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
                 case Wire.POD_REGISTER:
                 case Wire.POD_UNREGISTER:
                 case Wire.CNI:
+                case Wire.CLI:
                     daemon.pods().run(conn, f);
                     break;
                 case Wire.REQ:

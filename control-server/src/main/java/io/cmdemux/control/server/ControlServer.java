@@ -66,7 +66,8 @@ import org.slf4j.LoggerFactory;
  * or SO_PEERCRED checked against the connection's netns cookie), never by what it says. Consumers
  * LISTEN with the kernel's rdma_bind_addr rules; the pipeline reads {@link #listeners()}, hands
  * requests over with {@link #deliver}, and hears REJECTs through {@link #onReject}. The CNI plugin's
- * messages (POD_REGISTER, POD_UNREGISTER, CNI) go to a {@link PodHandler}, for root on the host socket only.
+ * messages (POD_REGISTER, POD_UNREGISTER, CNI) go to a {@link PodHandler} and CLI to a {@link CliHandler}, for
+ * root on the host socket only.
  */
 public final class ControlServer implements Consumers {
     private static final Logger log = LoggerFactory.getLogger(ControlServer.class);
@@ -162,6 +163,7 @@ public final class ControlServer implements Consumers {
     private final AtomicBoolean rescanQueued = new AtomicBoolean();
     private volatile TopologySnapshot lastTopology;
     private volatile RejectHandler rejectHandler;
+    private volatile CliHandler cliHandler;
     private volatile AcceptHandler acceptHandler;
     private volatile DisconnectHandler disconnectHandler;
     private volatile Channel hostServer;
@@ -213,8 +215,8 @@ public final class ControlServer implements Consumers {
                 config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
         this.context = new ControlHandler.Context(connections, registry,
                 new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
-                new PodRequests(pods, names, podWorkers, counters), topology, () -> rejectHandler, () -> acceptHandler,
-                        () -> disconnectHandler, names, counters);
+                new PodRequests(pods, () -> cliHandler, names, podWorkers, counters), topology, () -> rejectHandler,
+                () -> acceptHandler, () -> disconnectHandler, names, counters);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(),
                 id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
@@ -502,6 +504,11 @@ public final class ControlServer implements Consumers {
         }
         h.consumers.clear();
         h.buffers.clear();
+    }
+
+    /** Where CLI goes (one-shot verbs answered on the daemon's live state); until then it is EOPNOTSUPP. */
+    public void onCli(CliHandler handler) {
+        this.cliHandler = handler;
     }
 
     /** The handler runs on a Netty event loop: it must hand slow work (sending the REJ may be) to its own thread. */

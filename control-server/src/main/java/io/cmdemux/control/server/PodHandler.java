@@ -1,7 +1,7 @@
 package io.cmdemux.control.server;
 
 import io.cmdemux.control.protocol.CniCall;
-import io.cmdemux.control.protocol.CniReply;
+import io.cmdemux.control.protocol.ProgramReply;
 import io.cmdemux.control.protocol.ConsumerInfo;
 import io.cmdemux.control.protocol.RequestRefused;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -14,7 +14,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
  */
 public interface PodHandler {
     /** Runs the CNI plugin; plugin errors are part of the reply (exit code and error JSON), not exceptions. */
-    CniReply cni(CniCall call, ConsumerInfo caller);
+    ProgramReply cni(CniCall call, ConsumerInfo caller);
 
     /**
      * @param registration the registration as PodJson writes it; the namespace it names must be

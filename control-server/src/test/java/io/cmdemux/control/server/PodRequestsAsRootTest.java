@@ -1,9 +1,10 @@
 package io.cmdemux.control.server;
 
 import io.cmdemux.control.client.ControlClient;
+import io.cmdemux.control.protocol.CliMessages;
 import io.cmdemux.control.protocol.CniCall;
 import io.cmdemux.control.protocol.CniMessages;
-import io.cmdemux.control.protocol.CniReply;
+import io.cmdemux.control.protocol.ProgramReply;
 import io.cmdemux.control.protocol.ConsumerInfo;
 import io.cmdemux.control.protocol.Frame;
 import io.cmdemux.control.protocol.Record;
@@ -40,9 +41,9 @@ class PodRequestsAsRootTest {
         pod = lab.pod("p", "10.214.1.2/24");
         lab.start(ControlServer.Config.defaults(), null, new PodHandler() {
             @Override
-            public CniReply cni(CniCall call, ConsumerInfo caller) {
+            public ProgramReply cni(CniCall call, ConsumerInfo caller) {
                 heard.add("cni " + call.env().get("CNI_COMMAND"));
-                return new CniReply(0, "{}".getBytes(StandardCharsets.UTF_8), "ran\n");
+                return new ProgramReply(0, "{}".getBytes(StandardCharsets.UTF_8), "ran\n");
             }
 
             @Override
@@ -76,13 +77,41 @@ class PodRequestsAsRootTest {
         Frame r = host.call(Wire.CNI, cni.records(), Duration.ofSeconds(5));
 
         assertThat(r.status()).isEqualTo(Wire.OK);
-        CniReply reply = CniMessages.cniReply(r);
+        ProgramReply reply = CniMessages.cniReply(r);
         assertThat(reply.exitCode()).isZero();
         assertThat(reply.stderr()).isEqualTo("ran\n");
         assertThat(host.call(Wire.POD_REGISTER, json("{\"a\":1}"), Duration.ofSeconds(5)).status()).isEqualTo(Wire.OK);
         assertThat(host.call(Wire.POD_UNREGISTER, json("{\"a\":1}"), Duration.ofSeconds(5)).status())
                 .isEqualTo(Wire.OK);
         assertThat(heard).containsExactly("cni VERSION", "register", "unregister");
+    }
+
+    /**
+     * CLI: EOPNOTSUPP until a handler is installed (the client then runs the verb itself), then the handler's
+     * answer; EINVAL for no arguments; EPERM from a pod, as for CNI.
+     */
+    @Test
+    void cliIsForRootOnTheHostSocketOnceAHandlerIsInstalled() throws Exception {
+        ControlClient host = lab.hostSocketClient(null);
+        Frame cli = CliMessages.cliRequest(0, List.of("gids", "--json"));
+        assertThat(host.call(Wire.CLI, cli.records(), Duration.ofSeconds(5)).status()).isEqualTo(Wire.EOPNOTSUPP);
+
+        lab.server.onCli((args, caller) -> {
+            heard.add("cli " + String.join(" ", args) + " from pid " + caller.pid());
+            return new ProgramReply(1, "[]\n".getBytes(StandardCharsets.UTF_8), "none\n");
+        });
+        Frame r = host.call(Wire.CLI, cli.records(), Duration.ofSeconds(5));
+
+        assertThat(r.status()).isEqualTo(Wire.OK);
+        ProgramReply reply = CliMessages.cliReply(r);
+        assertThat(reply.exitCode()).isEqualTo(1);
+        assertThat(new String(reply.stdout(), StandardCharsets.UTF_8)).isEqualTo("[]\n");
+        assertThat(reply.stderr()).isEqualTo("none\n");
+        assertThat(heard).containsExactly("cli gids --json from pid " + ProcessHandle.current().pid());
+        assertThat(host.call(Wire.CLI, List.of(), Duration.ofSeconds(5)).status()).isEqualTo(Wire.EINVAL);
+        assertThat(lab.podClient(pod).call(Wire.CLI, cli.records(), Duration.ofSeconds(5)).status())
+                .isEqualTo(Wire.EPERM);
+        assertThat(heard).hasSize(1);
     }
 
     @Test
