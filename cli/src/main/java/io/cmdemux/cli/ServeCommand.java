@@ -194,10 +194,11 @@ final class ServeCommand implements Callable<Integer> {
             d.close();
             throw e;
         }
-        // The one-shot read verbs are answered here from now on; their first answer should not load their classes.
+        // The one-shot read verbs are answered here once their classes are loaded and picocli's model building has
+        // run a few times (some 0.5 s of one core). Not more: a kubelet's first CNI ADD may come meanwhile, on 2 cores.
         DaemonVerbs verbs = new DaemonVerbs(d::topologyNow, Path.of("/proc"));
         Thread warm = new Thread(() -> {
-            verbs.warmUp(20);
+            verbs.warmUp(3);
             d.answerCli(verbs);
         }, "cmdemux-cli-warm-up");
         warm.setDaemon(true);
