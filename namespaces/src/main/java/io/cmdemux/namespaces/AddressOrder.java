@@ -15,10 +15,12 @@ import java.util.List;
  *       wider than its own, so the widest scope comes first and, within a scope, the newest.
  * </ul>
  * Checked against this machine's kernel (6.18): TopologyWatcherAsRootTest applies a sequence of changes and
- * compares with a fresh dump. One case it cannot get right: an IPv6 address that went through duplicate address
- * detection is announced when that ends, a second or so after it took its place in the list, so another address of
- * the same scope on the same device added meanwhile (a second link-local one beside the link's own) may be listed
- * on the other side of it until the namespace is dumped again.
+ * compares with a fresh dump. An address the kernel configures by itself is announced only when its duplicate
+ * address detection ends, a second or so after it took its place in the list: the watcher reads the addresses
+ * again when a link becomes ready for IPv6, which covers the link's own link-local address, but not addresses made
+ * later from a router advertisement (SLAAC, temporary addresses), which it lists from their announcement on, and
+ * another address of the same scope on that device added meanwhile may then be listed on their other side until
+ * the namespace is dumped again.
  */
 final class AddressOrder {
     private static final int AF_INET = 2;

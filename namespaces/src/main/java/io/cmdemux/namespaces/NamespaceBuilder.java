@@ -161,6 +161,44 @@ final class NamespaceBuilder {
         }
     }
 
+    /**
+     * Whether this RTM_NEWLINK makes a link ready for IPv6 autoconfiguration where it was not: up, and operstate
+     * UP or UNKNOWN (the kernel's addrconf_link_ready, netif_oper_up). The kernel then adds the link's
+     * link-local address, and lists it in a dump at once, tentative, but notifies it only when duplicate address
+     * detection has ended, a second or more later; the caller reads the addresses again (issue 22: the daemon's
+     * answers must be a dump's).
+     */
+    boolean startsAddrconf(NlMessage m) throws MalformedException {
+        if (m.type() != Rtnl.RTM_NEWLINK) {
+            return false;
+        }
+        Link now = Rtnl.decodeLink(m);
+        Link before = links.get(now.ifindex());
+        return addrconfReady(now) && (before == null || !addrconfReady(before));
+    }
+
+    private static boolean addrconfReady(Link l) {
+        return l.up() && (l.operstate() == IF_OPER_UP || l.operstate() == IF_OPER_UNKNOWN);
+    }
+
+    private static final int IF_OPER_UNKNOWN = 0;
+    private static final int IF_OPER_UP = 6;
+
+    /** The addresses of a fresh RTM_GETADDR dump in place of these, in its order; nothing changes if one is bad. */
+    void replaceAddresses(List<NlMessage> dump) throws MalformedException {
+        List<Address> fresh = new ArrayList<>(dump.size());
+        for (NlMessage m : dump) {
+            Address a = m.type() == Rtnl.RTM_NEWADDR ? Rtnl.decodeAddress(m) : null;
+            if (a != null) {
+                fresh.add(a);
+            }
+        }
+        addresses.clear();
+        for (Address a : fresh) {
+            addresses.put(new AddressKey(a.ifindex(), a.address(), a.prefixLen()), a);
+        }
+    }
+
     void clearPeers() {
         peers.clear();
     }

@@ -55,6 +55,8 @@ public final class TopologyWatcher implements AutoCloseable {
     private final Map<NetnsId, String> paths = new HashMap<>();
     private final Map<Integer, NetnsId> byHostNsid = new HashMap<>();
     private final Map<NetnsId, List<NlMessage>> pending = new HashMap<>();
+    /** Namespaces whose addresses to read again at the end of this batch of notifications. */
+    private final Set<NetnsId> addressesUnannounced = new HashSet<>();
     private NetnsId host;
     private long generation;
 
@@ -270,7 +272,36 @@ public final class TopologyWatcher implements AutoCloseable {
         while ((d = events.poll()) != null) {
             handle(d, dirty);
         }
+        rereadUnannounced(dirty);
         publishDirty(dirty, arrived);
+    }
+
+    /**
+     * Reads again the addresses of each namespace where a link became ready for IPv6 autoconfiguration
+     * ({@link NamespaceBuilder#startsAddrconf}): the kernel has added a tentative link-local address that it
+     * will not announce until duplicate address detection ends. Notifications still queued behind this dump
+     * are older or newer than it, and applied in order they converge on the kernel's list, as after a
+     * namespace's first dump. Must hold the lock.
+     */
+    private void rereadUnannounced(Set<NetnsId> dirty) throws IOException {
+        for (NetnsId id : addressesUnannounced) {
+            NamespaceBuilder b = state.get(id);
+            if (b == null || !b.host() && b.hostNsid() < 0) {
+                continue;
+            }
+            try {
+                b.replaceAddresses(eventsClient.dumpAddresses(
+                        b.host() ? OptionalInt.empty() : OptionalInt.of(b.hostNsid())));
+                dirty.add(id);
+            } catch (MalformedException e) {
+                decodeErrors.incrementAndGet();
+                log.warn("undecodable address dump of {}: {}", id, e.getMessage());
+            } catch (IOException e) {
+                // gone meanwhile, or churn outlasted the dump: the announcement at the end of DAD still comes
+                log.debug("addresses of {} not read again: {}", id, e.getMessage());
+            }
+        }
+        addressesUnannounced.clear();
     }
 
     /**
@@ -337,6 +368,9 @@ public final class TopologyWatcher implements AutoCloseable {
                 continue;
             }
             try {
+                if (b.startsAddrconf(m)) {
+                    addressesUnannounced.add(where);
+                }
                 b.notify(m, e -> null);
                 dirty.add(where);
             } catch (MalformedException e) {
@@ -581,6 +615,9 @@ public final class TopologyWatcher implements AutoCloseable {
             for (NlMessage m : replay) {
                 try {
                     if (m.type() != Rtnl.RTM_NEWNSID && m.type() != Rtnl.RTM_DELNSID) {
+                        if (b.startsAddrconf(m)) {
+                            addressesUnannounced.add(d.id());
+                        }
                         b.notify(m, e -> null);
                     } else {
                         nsidsChanged = true;
@@ -597,6 +634,7 @@ public final class TopologyWatcher implements AutoCloseable {
             state.put(d.id(), b);
             paths.put(d.id(), d.path());
             // The host's own table gained an nsid for it: re-read so that host links can point there.
+            rereadUnannounced(new HashSet<>());
             NamespaceBuilder hostState = state.get(host);
             rereadPeers(hostState);
             generation++;

@@ -141,8 +141,8 @@ class TopologyWatcherAsRootTest {
         var promoted = InetAddresses.parse("10.5.0.2");
         await("10.5.0.2 promoted in " + pod, t -> netns(t, pod).get().addresses().stream()
                 .anyMatch(a -> a.address().equals(promoted) && (a.flags() & 1) == 0));
-        // A dump lists IPv6 addresses still in duplicate address detection, which the kernel announces only once
-        // it is over (the links' own fe80:: ones): compare once both have the same addresses.
+        // The links' own fe80:: addresses come when the kernel's link watch marks them up, which may be after the
+        // last `ip` has returned and between catchUp and the dump: compare once both have the same addresses.
         NetnsState dumped;
         NetnsState watched;
         long deadline = System.currentTimeMillis() + 5000;
@@ -158,6 +158,38 @@ class TopologyWatcherAsRootTest {
         assertThat(listed(watched)).as("the watcher's order against a fresh dump's").isEqualTo(listed(dumped));
         assertThat(listed(dumped)).hasSizeGreaterThan(10);
     }
+
+    /**
+     * A link that comes up gets its link-local address from the kernel at once, listed by a dump as tentative, but
+     * announced only when duplicate address detection ends, a second or more later. The watcher reads the
+     * namespace's addresses again when a link becomes ready for it, so it lists the address while it is tentative,
+     * as a dump does (the CI run of 2026-12-04 found the daemon's `topology` without it, the one-shot's with it).
+     * Both a veth inside the pod and a macvlan of a host link moved into it, then set up.
+     */
+    @Test
+    void aLinksOwnLinkLocalAddressIsListedWhileStillTentativeAsADumpListsIt() throws Exception {
+        String pod = ns.add("ll");
+        String up = ns.hostLink("llu");
+        String mv = ns.name("llm");
+        await(pod + " appears", t -> netns(t, pod).isPresent());
+        bash("set -e\n"
+                + "ip link add " + up + " type veth peer name " + ns.name("llp") + "\n"
+                + "ip link set " + up + " up; ip link set " + ns.name("llp") + " up\n"
+                + "ip link add " + mv + " link " + up + " type macvlan mode bridge\n"
+                + "ip link set " + mv + " netns " + pod + "\n"
+                + "ip -n " + pod + " link add d0 type veth peer name d1\n"
+                + "ip -n " + pod + " link set d0 up; ip -n " + pod + " link set d1 up\n"
+                + "ip -n " + pod + " link set " + mv + " up\n");
+        for (String link : java.util.List.of("d0", "d1", mv)) {
+            await("a tentative fe80:: address on " + link + " in " + pod, t -> netns(t, pod)
+                    .map(st -> st.linkByName(link) != null && st.addresses().stream().anyMatch(a ->
+                            a.ifindex() == st.linkByName(link).ifindex() && a.scope() == 253
+                                    && (a.flags() & IFA_F_TENTATIVE) != 0))
+                    .orElse(false));
+        }
+    }
+
+    private static final int IFA_F_TENTATIVE = 0x40;
 
     private static java.util.List<String> listed(NetnsState s) {
         return s.addresses().stream().map(a -> a.ifindex() + " " + InetAddresses.toText(a.address()) + "/"

@@ -90,6 +90,7 @@ public final class Rtnl {
     public static final int IFA_LOCAL = 2;
     public static final int IFA_LABEL = 3;
     public static final int IFA_FLAGS = 8;
+    public static final int IFA_TARGET_NETNSID = 10;
 
     public static final int RTA_DST = 1;
     public static final int RTA_OIF = 4;
@@ -116,8 +117,18 @@ public final class Rtnl {
     }
 
     public static NlRequest getAddrDump(int seq) {
-        return new NlRequest(RTM_GETADDR, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq)
+        return getAddrDump(seq, OptionalInt.empty());
+    }
+
+    /**
+     * The addresses of this namespace, or of the namespace with {@code targetNsid} here: inet and inet6 dumps
+     * take IFA_TARGET_NETNSID on a socket with strict checking, as `ip -target-netnsid` uses it.
+     */
+    public static NlRequest getAddrDump(int seq, OptionalInt targetNsid) {
+        NlRequest r = new NlRequest(RTM_GETADDR, NlMessage.NLM_F_REQUEST | NlMessage.NLM_F_DUMP, seq)
                 .header(new byte[IFADDRMSG_SIZE]);
+        targetNsid.ifPresent(t -> r.u32(IFA_TARGET_NETNSID, t));
+        return r;
     }
 
     /** rtm_table 0 (RT_TABLE_UNSPEC) dumps every table, local included, as `ip route show table all`. */

@@ -43,7 +43,12 @@ public final class RtnlClient implements AutoCloseable {
     }
 
     public List<NlMessage> dumpAddresses() throws IOException {
-        return dump("RTM_GETADDR", s -> Rtnl.getAddrDump(s));
+        return dumpAddresses(OptionalInt.empty());
+    }
+
+    /** The addresses of this socket's namespace, or of the one it knows by {@code targetNsid}. */
+    public List<NlMessage> dumpAddresses(OptionalInt targetNsid) throws IOException {
+        return dump("RTM_GETADDR", s -> Rtnl.getAddrDump(s, targetNsid));
     }
 
     /** Routes of every table and family in one dump (AF_UNSPEC makes rtnl_dump_all walk them all). */
