@@ -89,6 +89,7 @@ public final class NeighboursBench {
             long[] handed = new long[n];
             long[] latency = new long[n];
             long base = System.nanoTime() / 1000 * 1000; // trace IDs of this phase: base + i
+            long cpu0 = daemonCpuNanos();
             if (hostile != null) {
                 hostile.go();
             }
@@ -145,13 +146,32 @@ public final class NeighboursBench {
             if (stalled != null) {
                 stalled.stop();
             }
+            long cpu = daemonCpuNanos() - cpu0;
             long[] got = Arrays.stream(latency).filter(x -> x > 0).sorted().toArray();
+            // Where in the phase the tail is: a burst at its start (the attacks run once, then hold) or all along.
+            int firstSecond = Math.min(n, rate);
+            long[] first = Arrays.stream(latency, 0, firstSecond).filter(x -> x > 0).sorted().toArray();
+            long[] rest = Arrays.stream(latency, firstSecond, n).filter(x -> x > 0).sorted().toArray();
             System.gc();
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             System.out.printf("%-22s sent=%d taken=%d refused=%d p50=%.1fus p99=%.1fus p999=%.1fus max=%.1fus"
-                    + " heap-after-gc=%dMiB%s%s%n", name, n, got.length, refused, q(got, 0.50), q(got, 0.99),
-                    q(got, 0.999), got.length == 0 ? 0 : got[got.length - 1] / 1e3, heap >> 20,
+                    + " p99-first-second=%.1fus p99-after=%.1fus daemon-cpu=%dms heap-after-gc=%dMiB%s%s%n", name, n,
+                    got.length, refused, q(got, 0.50), q(got, 0.99), q(got, 0.999),
+                    got.length == 0 ? 0 : got[got.length - 1] / 1e3, q(first, 0.99), q(rest, 0.99), cpu / 1_000_000,
+                    heap >> 20,
                     hostile == null ? "" : " " + hostile.summary(), stalled == null ? "" : " " + stalled.summary());
+        }
+
+        /** CPU time of the control server's threads (event loop, workers), which the daemon would spend. */
+        private static long daemonCpuNanos() {
+            java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+            long sum = 0;
+            for (Thread t : Thread.getAllStackTraces().keySet()) {
+                if (t.getName().startsWith("cmdemux-control")) {
+                    sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
+                }
+            }
+            return sum;
         }
 
         private static double q(long[] sorted, double p) {
@@ -345,8 +365,18 @@ public final class NeighboursBench {
             return new CpuShare(v == null || v.isEmpty() ? null : Double.valueOf(v));
         }
 
-        /** The command, started inside a new group: the shell joins it, then execs the command. */
+        /**
+         * The command, started inside a new group: the shell joins it, then execs the command. NB_ATTACKER_CPUS=LIST
+         * (say 1, with the bench itself under {@code taskset -c 0}) also pins the attackers to those CPUs, so
+         * that the daemon has the same CPU in every phase and what the hostile phase adds is its own work.
+         */
         List<String> wrap(List<String> cmd) throws IOException {
+            String cpus = System.getenv("NB_ATTACKER_CPUS");
+            if (cpus != null && !cpus.isEmpty()) {
+                List<String> pinned = new ArrayList<>(List.of("taskset", "-c", cpus));
+                pinned.addAll(cmd);
+                cmd = pinned;
+            }
             if (cores == null) {
                 return cmd;
             }
@@ -379,7 +409,9 @@ public final class NeighboursBench {
 
         @Override
         public String toString() {
-            return cores == null ? "attackers unlimited" : "attackers limited to " + cores + " cores each";
+            String cpus = System.getenv("NB_ATTACKER_CPUS");
+            return (cores == null ? "attackers unlimited" : "attackers limited to " + cores + " cores each")
+                    + (cpus == null || cpus.isEmpty() ? "" : ", on CPUs " + cpus);
         }
     }
 
