@@ -74,6 +74,9 @@ public final class NeighboursBench {
             Phase.run("warm-up (not counted)", lab, honest, l, seconds, rate, null, null);
             Phase.run("quiet", lab, honest, l, seconds, rate, null, null);
             Phase.run("hostile clients", lab, honest, l, seconds, rate, new Hostile(lab, bad), null);
+            // The same attacks from new processes: the first time, the daemon's JIT compiles its refusal paths
+            // on the way; the second says what the attacks cost a daemon that has met them before.
+            Phase.run("hostile clients again", lab, honest, l, seconds, rate, new Hostile(lab, bad), null);
             Phase.run("stalled consumers", lab, honest, l, seconds, rate, null, new Stalled(lab, bad));
             Phase.run("quiet again", lab, honest, l, seconds, rate, null, null);
             honest.close();
@@ -90,6 +93,7 @@ public final class NeighboursBench {
             long[] latency = new long[n];
             long base = System.nanoTime() / 1000 * 1000; // trace IDs of this phase: base + i
             long cpu0 = daemonCpuNanos();
+            java.time.Instant started = java.time.Instant.now(); // to find the phase in a profile of the run
             if (hostile != null) {
                 hostile.go();
             }
@@ -154,11 +158,11 @@ public final class NeighboursBench {
             long[] rest = Arrays.stream(latency, firstSecond, n).filter(x -> x > 0).sorted().toArray();
             System.gc();
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-            System.out.printf("%-22s sent=%d taken=%d refused=%d p50=%.1fus p99=%.1fus p999=%.1fus max=%.1fus"
-                    + " p99-first-second=%.1fus p99-after=%.1fus daemon-cpu=%dms heap-after-gc=%dMiB%s%s%n", name, n,
-                    got.length, refused, q(got, 0.50), q(got, 0.99), q(got, 0.999),
+            System.out.printf("%-24s sent=%d taken=%d refused=%d p50=%.1fus p99=%.1fus p999=%.1fus max=%.1fus"
+                    + " p99-first-second=%.1fus p99-after=%.1fus daemon-cpu=%dms heap-after-gc=%dMiB started=%s%s%s%n",
+                    name, n, got.length, refused, q(got, 0.50), q(got, 0.99), q(got, 0.999),
                     got.length == 0 ? 0 : got[got.length - 1] / 1e3, q(first, 0.99), q(rest, 0.99), cpu / 1_000_000,
-                    heap >> 20,
+                    heap >> 20, started,
                     hostile == null ? "" : " " + hostile.summary(), stalled == null ? "" : " " + stalled.summary());
         }
 

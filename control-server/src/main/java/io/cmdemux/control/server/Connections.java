@@ -24,6 +24,9 @@ final class Connections {
     private static final Logger log = LoggerFactory.getLogger(Connections.class);
 
     private final ConcurrentHashMap<Long, Connection> live = new ConcurrentHashMap<>();
+    // Admitted connections per namespace, kept beside live so that admitting one is not a walk over all of them:
+    // a pod opening a thousand connections at once made each accept count every live connection (issue 20 §4).
+    private final ConcurrentHashMap<NetnsId, Integer> admitted = new ConcurrentHashMap<>();
     private final AtomicLong ids = new AtomicLong();
     private final PeerIdentity identity;
     private final ListenerRegistry registry;
@@ -53,14 +56,7 @@ final class Connections {
 
     /** Connections per namespace; peers of the host socket not yet placed are left out. */
     java.util.Map<NetnsId, Integer> perNamespace() {
-        java.util.Map<NetnsId, Integer> out = new java.util.HashMap<>();
-        for (Connection c : live.values()) {
-            NetnsId ns = c.netns();
-            if (ns != null) {
-                out.merge(ns, 1, Integer::sum);
-            }
-        }
-        return out;
+        return java.util.Map.copyOf(admitted);
     }
 
     /**
@@ -130,14 +126,22 @@ final class Connections {
         });
     }
 
+    /** Takes one of the namespace's connection slots, if one is free; {@link #closed} gives it back. */
     private boolean admit(NetnsId ns) {
-        int n = 0;
-        for (Connection c : live.values()) {
-            if (ns.equals(c.netns())) {
-                n++;
+        boolean[] taken = {false};
+        admitted.compute(ns, (k, n) -> {
+            int now = n == null ? 0 : n;
+            if (now >= maxPerNamespace) {
+                return n;
             }
-        }
-        return n < maxPerNamespace;
+            taken[0] = true;
+            return now + 1;
+        });
+        return taken[0];
+    }
+
+    private void release(NetnsId ns) {
+        admitted.computeIfPresent(ns, (k, n) -> n <= 1 ? null : n - 1);
     }
 
     /** ERROR, then close ({@link Farewell}); counted as closed.{@code counter}. */
@@ -155,7 +159,10 @@ final class Connections {
 
     /** On the event loop, when a connection closes: its listeners go with it, then its connections. */
     void closed(Connection c) {
-        live.remove(c.id);
+        // A connection holds a slot from its admission on, and only then has a namespace.
+        if (live.remove(c.id) != null && c.netns() != null) {
+            release(c.netns());
+        }
         int n = registry.dropConsumer(c.id);
         java.util.function.Consumer<String> gone = goneHandler;
         if (gone != null) {

@@ -29,7 +29,6 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.testkit.Host;
 import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.dataplane.consumer.Consumers;
-import io.cmdemux.dataplane.consumer.Consumers;
 import io.netty.buffer.Unpooled;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -637,6 +636,42 @@ class ControlServerAsRootTest {
     }
 
     // ---- resources ----
+
+    @Test
+    void aNamespaceHoldsAtMostItsLimitOfConnectionsAndGetsASlotBackForEachThatLeaves() throws Exception {
+        start(ControlServer.Config.defaults().withLimits(3, 1024, 4096, 4096, 10_000), null);
+        NetnsId a = lab.id(podA);
+        NetnsId b = lab.id(podB);
+        List<ControlClient> inA = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            ControlClient c = lab.podClient(podA);
+            c.hello("a" + i);
+            inA.add(c);
+        }
+        expectCutForTooManyConnections(1);
+        // Each namespace has slots of its own: A's full share takes none of B's or the host's.
+        lab.podClient(podB).hello("b");
+        lab.hostSocketClient(null).hello("host");
+        assertThat(lab.server.stats().consumersPerNamespace())
+                .isEqualTo(java.util.Map.of(a, 3, b, 1, lab.hostId(), 1));
+        inA.remove(0).close();
+        inA.remove(0).close();
+        ControlLab.await("two of A's slots to come back",
+                () -> lab.server.stats().consumersPerNamespace().get(a) == 1);
+        for (int i = 0; i < 2; i++) {
+            lab.podClient(podA).hello("again" + i);
+        }
+        expectCutForTooManyConnections(2);
+        assertThat(lab.server.stats().consumersPerNamespace().get(a)).isEqualTo(3);
+    }
+
+    private void expectCutForTooManyConnections(long times) throws IOException {
+        ControlClient over = lab.podClient(podA);
+        ControlLab.await("a connection beyond the namespace's limit to be cut", () -> !over.isOpen());
+        assertThat(over.error()).as("an ERROR before the close").isNotNull();
+        assertThat(over.error().status()).isEqualTo(Wire.EAGAIN);
+        assertThat(lab.server.counters().get("closed.too-many-connections")).isEqualTo(times);
+    }
 
     @Test
     void theFdCountStaysFlatAcross200ConnectDisconnectCycles() throws Exception {
