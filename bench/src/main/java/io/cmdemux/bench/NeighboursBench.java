@@ -71,6 +71,7 @@ public final class NeighboursBench {
             honest.hello("honest");
             honest.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7471));
             Listener l = lab.listener(x -> x.port() == 7471);
+            prewarm(lab, Integer.parseInt(System.getenv().getOrDefault("NB_PREWARM", "0")));
             Phase.run("warm-up (not counted)", lab, honest, l, seconds, rate, null, null);
             Phase.run("quiet", lab, honest, l, seconds, rate, null, null);
             Phase.run("hostile clients", lab, honest, l, seconds, rate, new Hostile(lab, bad), null);
@@ -82,6 +83,28 @@ public final class NeighboursBench {
             honest.close();
             own.shutdownGracefully(); // its thread is not a daemon: the JVM would not end
         }
+    }
+
+    /**
+     * NB_PREWARM=N: before the phases, N connections to the host socket, each refused for a bad version, as a
+     * warm-up of the daemon's accept and refusal paths would run them (to measure what one would save the first
+     * hostile phase; the daemon has none).
+     */
+    private static void prewarm(ControlLab lab, int n) throws IOException {
+        byte[] v9 = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
+        v9[0] = 9;
+        long t0 = System.nanoTime();
+        for (int i = 0; i < n; i++) {
+            try (java.nio.channels.SocketChannel s = java.nio.channels.SocketChannel.open(
+                    java.net.UnixDomainSocketAddress.of(lab.hostSocket))) {
+                s.write(ByteBuffer.wrap(v9));
+                ByteBuffer in = ByteBuffer.allocate(4096);
+                while (s.read(in) >= 0) {
+                    in.clear();
+                }
+            }
+        }
+        System.out.printf("prewarm: %d refused connections in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
     }
 
     /** One phase: RATE deliveries a second to the honest consumer, which takes and rejects each batch at once. */

@@ -32,16 +32,18 @@ final class Connections {
     private final ListenerRegistry registry;
     private final Executor workers;
     private final ControlCounters counters;
+    private final LogBudget logBudget;
     private final int maxPerNamespace;
     private final int maxOutstanding;
     private volatile boolean closed;
 
     Connections(PeerIdentity identity, ListenerRegistry registry, Executor workers, ControlCounters counters,
-            int maxPerNamespace, int maxOutstanding) {
+            LogBudget logBudget, int maxPerNamespace, int maxOutstanding) {
         this.identity = identity;
         this.registry = registry;
         this.workers = workers;
         this.counters = counters;
+        this.logBudget = logBudget;
         this.maxPerNamespace = maxPerNamespace;
         this.maxOutstanding = maxOutstanding;
     }
@@ -173,7 +175,7 @@ final class Connections {
             }
         }
         if (n > 0) {
-            log.info("{} disconnected; its {} listener(s) are gone", c, n);
+            logBudget.info(log, c.netns(), "{} disconnected; its {} listener(s) are gone", c, n);
         } else {
             log.debug("{} disconnected", c);
         }

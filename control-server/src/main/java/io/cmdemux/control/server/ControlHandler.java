@@ -43,7 +43,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     record Context(Connections connections, ListenerRegistry registry, QueryRunner queries, PodRequests pods,
             Supplier<TopologySnapshot> topology, Supplier<Consumers.RejectHandler> rejects,
             Supplier<Consumers.AcceptHandler> accepts,
-            Supplier<Consumers.DisconnectHandler> disconnects, NamespaceNames names, ControlCounters counters) {}
+            Supplier<Consumers.DisconnectHandler> disconnects, NamespaceNames names, ControlCounters counters,
+            LogBudget logBudget) {}
 
     private final Context daemon;
     private final Via via;
@@ -155,8 +156,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         ListenSpec effective = new ListenSpec(spec.family(), l.portSpace(), l.port(), l.address(), true, l.afonly(),
                 l.boundIfindex());
         daemon.counters().inc("listen.ok");
-        log.info("{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l), daemon.names().of(conn.netns()),
-                l.bindOrder());
+        daemon.logBudget().info(log, conn.netns(), "{}: LISTEN {} in {} as listener {}", conn, BindRules.describe(l),
+                daemon.names().of(conn.netns()), l.bindOrder());
         ok(ctx, f, List.of(Messages.listener(new ListenerInfo(l.bindOrder(), l.netns().inode(), effective))));
     }
 
@@ -164,7 +165,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         Messages.requireKnown(f, Set.of(Wire.R_LISTENER_ID));
         long id = Messages.listenerId(Messages.required(f, Wire.R_LISTENER_ID, "LISTENER_ID"));
         Listener gone = daemon.registry().unlisten(conn.id, id);
-        log.info("{}: UNLISTEN {} (listener {})", conn, gone == null ? "?" : BindRules.describe(gone), id);
+        daemon.logBudget().info(log, conn.netns(), "{}: UNLISTEN {} (listener {})", conn,
+                gone == null ? "?" : BindRules.describe(gone), id);
         ok(ctx, f, List.of());
     }
 

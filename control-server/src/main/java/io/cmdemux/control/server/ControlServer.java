@@ -149,6 +149,7 @@ public final class ControlServer implements Consumers {
     private final Config config;
     private final EventLoopGroup group;
     private final ThreadPoolExecutor workers;
+    private final LogBudget logBudget;
     private final ExecutorService netnsThread;
     private final ThreadPoolExecutor podWorkers;
     private static final int POD_THREADS = 4;
@@ -211,12 +212,13 @@ public final class ControlServer implements Consumers {
         this.podWorkers.allowCoreThreadTimeOut(true);
         this.registry = new ListenerRegistry(config.maxListenersPerConsumer(), config.maxListenersPerNamespace());
         this.cookies = new NamespaceCookies(executor);
+        this.logBudget = new LogBudget(System::nanoTime, counters);
         this.connections = new Connections(new PeerIdentity(Path.of("/proc"), cookies), registry, workers, counters,
-                config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
+                logBudget, config.maxConnectionsPerNamespace(), config.maxOutstandingPerConsumer());
         this.context = new ControlHandler.Context(connections, registry,
                 new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
                 new PodRequests(pods, () -> cliHandler, names, podWorkers, counters), topology, () -> rejectHandler,
-                () -> acceptHandler, () -> disconnectHandler, names, counters);
+                () -> acceptHandler, () -> disconnectHandler, names, counters, logBudget);
         this.sockets = new NamespaceSockets(executor, group, config.abstractName(),
                 id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
@@ -325,7 +327,11 @@ public final class ControlServer implements Consumers {
         // changed since the last snapshot, not of every namespace: this runs for each generation (issue 22).
         TopologySnapshot last = lastTopology;
         lastTopology = snap;
-        if (last != null && !cameOrWent(snap.changesSince(last), last) && !sockets.incomplete()) {
+        TopologySnapshot.Changes changes = last == null ? null : snap.changesSince(last);
+        if (changes != null) {
+            changes.removed().forEach(logBudget::forget);
+        }
+        if (changes != null && !cameOrWent(changes, last) && !sockets.incomplete()) {
             return;
         }
         if (!rescanQueued.compareAndSet(false, true)) {

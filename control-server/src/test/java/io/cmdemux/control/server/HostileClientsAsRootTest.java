@@ -73,6 +73,7 @@ class HostileClientsAsRootTest {
         Listener l = lab.listener(x -> x.port() == 7471);
         int fdsBefore = ControlLab.openFds();
 
+        long started = System.nanoTime();
         ExecutorService pool = Executors.newFixedThreadPool(5);
         List<ControlClient> idle = new ArrayList<>();
         List<CompletableFuture<Void>> attacks = List.of(
@@ -112,6 +113,10 @@ class HostileClientsAsRootTest {
         assertThat(c.getOrDefault("closed.stalled-frame", 0L)).as("half frames, %s", c).isGreaterThanOrEqualTo(20);
         assertThat(c.getOrDefault("closed.too-large", 0L)).as("2^32 - 1 lengths, %s", c).isGreaterThanOrEqualTo(20);
         assertThat(c.getOrDefault("refused.EADDRNOTAVAIL", 0L)).as("spoofed listens, %s", c).isEqualTo(100);
+        // 4,000 LISTEN and UNLISTEN lines from the attacker's namespace: at info only its burst and one a second.
+        long seconds = TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - started) + 1;
+        assertThat(c.getOrDefault("log.over-budget", 0L)).as("flood lines kept out of the log at info, %s", c)
+                .isGreaterThanOrEqualTo(4000 - LogBudget.BURST - seconds);
         assertThat(lab.server.listeners().all()).as("no spoofed listener stands")
                 .filteredOn(x -> x.address() != null && InetAddresses.toText(x.address()).equals(IP_B))
                 .extracting(Listener::netns).containsOnly(l.netns());
