@@ -44,7 +44,9 @@ import picocli.CommandLine.Option;
             "Exit: 0 after --count requests, 130/143 on SIGINT/SIGTERM, 1 when the daemon refuses the LISTEN",
             "(EADDRINUSE, EADDRNOTAVAIL...), 2 usage, 3 no daemon.",
             "When the daemon goes away (a restart, a crash), it registers again with the next one and says so",
-            "(events disconnected, reconnected); --no-reconnect exits 3 instead."})
+            "(events disconnected, reconnected); --no-reconnect exits 3 instead.",
+            "Without --accept or --reject a request is printed and left unanswered: the daemon hands a consumer",
+            "at most its --max-outstanding-per-consumer (4096) unanswered requests, and then no more."})
 final class ListenCommand implements Callable<Integer> {
     @Mixin
     Terminal terminal = new Terminal();
