@@ -1,0 +1,29 @@
+package io.cmdemux.it.cni;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.cmdemux.namespaces.testkit.Host;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What scripts/install-cni leaves for the daemon's start: a class archive that this JVM accepts for the installed
+ * jar and that holds the daemon's classes (those CdsTraining loads from the list scripts/cds-serve-classes
+ * recorded), so that cmdemux.service's {@code -XX:SharedArchiveFile} takes effect.
+ */
+class InstallCniArchivesTest {
+    @Test
+    void theDaemonsArchiveIsValidForTheInstalledJarAndHoldsTheDaemonsClasses() {
+        Path home = CniNode.pluginDir().getParent().resolve("home");
+        Host.Result r = Host.run("java", "-XX:SharedArchiveFile=" + home.resolve("serve.jsa"),
+                "-XX:+PrintSharedArchiveAndExit", "-jar", home.resolve("cmdemux.jar").toString());
+        assertThat(r.exit()).as("%s", r.stderr()).isZero();
+        assertThat(r.stdout()).contains("archive is valid")
+                // loaded only on serve's way to ready (the control server, its Netty transport, the HTTP endpoints,
+                // the CNI service): the training has them from the recorded list, no verb loads them
+                .contains("io.cmdemux.control.server.ControlServer app_loader")
+                .contains("io.netty.channel.epoll.EpollServerDomainSocketChannel app_loader")
+                .contains("io.netty.handler.codec.http.HttpServerCodec app_loader")
+                .contains("io.cmdemux.cni.CniService app_loader");
+    }
+}
