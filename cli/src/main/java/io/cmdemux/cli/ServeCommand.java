@@ -156,6 +156,12 @@ final class ServeCommand implements Callable<Integer> {
         if (config != null && !configRead) {
             return withConfigFile();
         }
+        // Netty registers its JFR events with the first buffer it allocates, which starts JFR's type library: 70-120 ms
+        // of the daemon's way to ready (docs/PERFORMANCE.md, "The daemon's start"). -Dio.netty.jfr.enabled=true
+        // brings them back for a profile.
+        if (System.getProperty("io.netty.jfr.enabled") == null) {
+            System.setProperty("io.netty.jfr.enabled", "false");
+        }
         if (ports.isEmpty() && noObserve) {
             throw new IllegalArgumentException("serve with --no-observe needs a soft port: --rdma-port NAME=NETDEV"
                     + " (or rdma-port in the --config file)");
