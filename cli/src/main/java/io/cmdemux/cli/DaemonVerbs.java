@@ -1,5 +1,6 @@
 package io.cmdemux.cli;
 
+import io.cmdemux.control.protocol.CliMessages;
 import io.cmdemux.control.protocol.ConsumerInfo;
 import io.cmdemux.control.protocol.ProgramReply;
 import io.cmdemux.control.protocol.RequestRefused;
@@ -14,7 +15,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 import java.util.function.Supplier;
 
 /**
@@ -23,27 +23,32 @@ import java.util.function.Supplier;
  * their exit status are byte for byte the one-shot run's (ViaDaemonAsRootTest holds the two to that).
  */
 final class DaemonVerbs implements CliHandler {
-    /** The verbs answered here: they only read the live host, which the daemon already has. */
-    static final Set<String> VERBS = Launcher.VIA_DAEMON;
+    /** The one-shot entry point, {@code Main.run}, handed down by it (a verb runs here exactly as there). */
+    @FunctionalInterface
+    interface Program {
+        int run(PrintWriter out, PrintWriter err, String... args);
+    }
 
     private final Supplier<TopologySnapshot> live;
     private final Path proc;
+    private final Program program;
 
-    DaemonVerbs(Supplier<TopologySnapshot> live, Path proc) {
+    DaemonVerbs(Supplier<TopologySnapshot> live, Path proc, Program program) {
         this.live = live;
         this.proc = proc;
+        this.program = program;
     }
 
     @Override
     public ProgramReply run(List<String> args, ConsumerInfo caller) throws RequestRefused {
-        if (!VERBS.contains(args.get(0))) {
-            throw new RequestRefused(Wire.EOPNOTSUPP, "the daemon answers only " + String.join(", ", VERBS.stream()
-                    .sorted().toList()) + ", not " + args.get(0));
+        if (!CliMessages.VERBS.contains(args.get(0))) {
+            throw new RequestRefused(Wire.EOPNOTSUPP, "the daemon answers only "
+                    + String.join(", ", CliMessages.VERBS.stream().sorted().toList()) + ", not " + args.get(0));
         }
         InDaemon in = new InDaemon(live, callersDirectory(caller.pid()));
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        int status = in.run(() -> Main.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new)));
+        int status = in.run(() -> program.run(new PrintWriter(out), new PrintWriter(err), args.toArray(String[]::new)));
         if (in.refused() != null) {
             throw new RequestRefused(Wire.EOPNOTSUPP, in.refused());
         }
@@ -86,11 +91,11 @@ final class DaemonVerbs implements CliHandler {
         }
     }
 
-    private static void warmUpOnce(InDaemon in, PrintWriter none) {
+    private void warmUpOnce(InDaemon in, PrintWriter none) {
         for (String[] args : List.of(new String[] {"topology"}, new String[] {"topology", "--json"},
                 new String[] {"gids"}, new String[] {"gids", "--json"}, new String[] {"gid-index", "--help"},
                 new String[] {"explain", "--dst", "127.0.0.1:1", "--json"})) {
-            in.run(() -> Main.run(none, none, args));
+            in.run(() -> program.run(none, none, args));
         }
     }
 }

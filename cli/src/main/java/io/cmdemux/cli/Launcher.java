@@ -17,7 +17,6 @@ import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Set;
 
 /**
  * The jar's entry point. A read verb first asks the running daemon (the CLI message on its host socket), which
@@ -32,7 +31,6 @@ import java.util.Set;
  */
 public final class Launcher {
     /** The verbs a daemon answers: they only read the live host (DaemonVerbs runs them). */
-    static final Set<String> VIA_DAEMON = Set.of("topology", "gids", "gid-index", "explain");
     /** A daemon that takes longer than this is treated as absent, and the verb runs here. */
     private static final long TIMEOUT_MILLIS = 10_000;
 
@@ -40,7 +38,7 @@ public final class Launcher {
 
     public static void main(String[] args) throws IOException {
         String mode = System.getenv().getOrDefault("CMDEMUX_VIA_DAEMON", "auto");
-        if (args.length > 0 && VIA_DAEMON.contains(args[0]) && !mode.equals("never")) {
+        if (args.length > 0 && CliMessages.VERBS.contains(args[0]) && !mode.equals("never")) {
             String socket = System.getenv().getOrDefault("CMDEMUX_SOCKET", Wire.DEFAULT_HOST_SOCKET);
             ProgramReply r;
             try {

@@ -37,6 +37,15 @@ public final class Main {
             Map.entry("cni", CniCommand.class),
             Map.entry("watch", WatchCommand.class));
 
+    /** Makes the verbs; serve is handed this entry point, through which its daemon runs the verbs it answers. */
+    private static final CommandLine.IFactory FACTORY = new CommandLine.IFactory() {
+        @Override
+        public <K> K create(Class<K> cls) throws Exception {
+            return cls == ServeCommand.class ? cls.cast(new ServeCommand(Main::run))
+                    : CommandLine.defaultFactory().create(cls);
+        }
+    };
+
     public static void main(String[] args) {
         System.exit(run(args));
     }
@@ -58,7 +67,7 @@ public final class Main {
 
     /** Runs with the given streams, so that tests can read what a command prints. */
     public static int run(java.io.PrintWriter out, java.io.PrintWriter err, String... args) {
-        CommandLine cl = new CommandLine(new Main());
+        CommandLine cl = new CommandLine(new Main(), FACTORY);
         Class<?> asked = args.length > 0 ? VERBS.get(args[0]) : null;
         if (asked != null) {
             cl.addSubcommand(args[0], asked);

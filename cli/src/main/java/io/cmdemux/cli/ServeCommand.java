@@ -151,14 +151,21 @@ final class ServeCommand implements Callable<Integer> {
     /** Set on the copy that has read --config, so that it does not read it again. */
     private boolean configRead;
 
+    /** How the daemon runs the read verbs it answers: the one-shot entry point, which makes this command. */
+    private final DaemonVerbs.Program program;
+
+    ServeCommand(DaemonVerbs.Program program) {
+        this.program = program;
+    }
+
     @Override
     public Integer call() throws Exception {
         if (config != null && !configRead) {
             return withConfigFile();
         }
-        // Netty registers its JFR events with the first buffer it allocates, which starts JFR's type library: 70-120 ms
-        // of the daemon's way to ready (docs/PERFORMANCE.md, "The daemon's start"). -Dio.netty.jfr.enabled=true
-        // brings them back for a profile.
+        // Netty registers its JFR events with the first buffer it allocates, which starts JFR's type library: some
+        // 0.13 s of the daemon's way to ready (docs/PERFORMANCE.md, "The daemon's start").
+        // -Dio.netty.jfr.enabled=true brings them back for a profile.
         if (System.getProperty("io.netty.jfr.enabled") == null) {
             System.setProperty("io.netty.jfr.enabled", "false");
         }
@@ -202,7 +209,7 @@ final class ServeCommand implements Callable<Integer> {
         }
         // The one-shot read verbs are answered here once their classes are loaded and picocli's model building has
         // run a few times (some 0.5 s of one core). Not more: a kubelet's first CNI ADD may come meanwhile, on 2 cores.
-        DaemonVerbs verbs = new DaemonVerbs(d::topologyNow, Path.of("/proc"));
+        DaemonVerbs verbs = new DaemonVerbs(d::topologyNow, Path.of("/proc"), program);
         Thread warm = new Thread(() -> {
             verbs.warmUp(3);
             d.answerCli(verbs);
@@ -236,7 +243,7 @@ final class ServeCommand implements Callable<Integer> {
      * the same arguments with the file's settings as its defaults, and runs.
      */
     private int withConfigFile() throws Exception {
-        ServeCommand again = new ServeCommand();
+        ServeCommand again = new ServeCommand(program);
         again.configRead = true;
         CommandLine cl = new CommandLine(again);
         cl.setOut(terminal.out());

@@ -27,7 +27,7 @@ class ServeSettingsDocTest {
                     .as("%s listed twice", m.group(1)).isNull();
         }
         Map<String, String> options = new TreeMap<>();
-        for (OptionSpec o : new CommandLine(new ServeCommand()).getCommandSpec().options()) {
+        for (OptionSpec o : new CommandLine(new ServeCommand((out, err, args) -> 0)).getCommandSpec().options()) {
             String name = o.longestName();
             if (!name.equals("--help") && !name.equals("--version")) {
                 options.put(name, name.equals("--config") ? "" : name.substring(2));

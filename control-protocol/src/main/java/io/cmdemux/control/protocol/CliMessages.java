@@ -15,6 +15,8 @@ import java.util.Set;
 public final class CliMessages {
     /** More than any verb takes; argv is what a person or a script typed. */
     public static final int MAX_ARGS = 64;
+    /** The verbs a daemon answers: they only read the live host, which the daemon already has. */
+    public static final Set<String> VERBS = Set.of("topology", "gids", "gid-index", "explain");
 
     private CliMessages() {}
 

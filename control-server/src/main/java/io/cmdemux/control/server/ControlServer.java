@@ -327,12 +327,12 @@ public final class ControlServer implements Consumers {
         // changed since the last snapshot, not of every namespace: this runs for each generation (issue 22).
         TopologySnapshot last = lastTopology;
         lastTopology = snap;
-        TopologySnapshot.Changes changes = last == null ? null : snap.changesSince(last);
-        if (changes != null) {
+        if (last != null) {
+            TopologySnapshot.Changes changes = snap.changesSince(last);
             changes.removed().forEach(logBudget::forget);
-        }
-        if (changes != null && !cameOrWent(changes, last) && !sockets.incomplete()) {
-            return;
+            if (!cameOrWent(changes, last) && !sockets.incomplete()) {
+                return;
+            }
         }
         if (!rescanQueued.compareAndSet(false, true)) {
             return;
