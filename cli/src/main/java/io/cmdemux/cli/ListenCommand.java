@@ -9,6 +9,7 @@ import io.cmdemux.netdev.InetAddresses;
 import io.cmdemux.control.protocol.Acceptance;
 import io.cmdemux.control.protocol.ConsumerInfo;
 import io.cmdemux.control.client.ControlClient;
+import io.cmdemux.control.client.ReconnectingConsumer;
 import io.cmdemux.control.protocol.DeliveredRequest;
 import io.cmdemux.control.protocol.ListenSpec;
 import io.cmdemux.control.protocol.ListenerInfo;
@@ -104,7 +105,10 @@ final class ListenCommand implements Callable<Integer> {
     private static final int BURST = 64;
     private PrintWriter out;
     private volatile boolean stopping;
-    private volatile ControlClient client;
+    private volatile ReconnectingConsumer consumer;
+    /** Why the registration ended for good: the daemon went away (--no-reconnect) or refused the LISTEN again. */
+    private volatile String lost;
+    private volatile boolean refusedAgain;
 
     @Override
     public Integer call() throws Exception {
@@ -117,7 +121,7 @@ final class ListenCommand implements Callable<Integer> {
         // SIGINT/SIGTERM: close the connection (the daemon drops our listener) and let the loop finish its line.
         Thread hook = new Thread(() -> {
             stopping = true;
-            ControlClient c = client;
+            ReconnectingConsumer c = consumer;
             if (c != null) {
                 c.close();
             }
@@ -131,7 +135,7 @@ final class ListenCommand implements Callable<Integer> {
         try {
             return run(spec);
         } finally {
-            ControlClient c = client;
+            ReconnectingConsumer c = consumer;
             if (c != null) {
                 c.close();
             }
@@ -145,16 +149,28 @@ final class ListenCommand implements Callable<Integer> {
         }
     }
 
-    /** A registration with one daemon: who it says we are, and our listener there. */
-    private record Registration(ConsumerInfo me, ListenerInfo listener) {}
-
     private int run(ListenSpec spec) throws Exception {
-        Registration first = register(spec, connectTimeoutMillis);
-        if (first == null) {
-            return stopping ? ExitCode.OK : ExitCode.NO;
+        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
+                : ControlClient.abstractAddress(abstractName);
+        String where = socket != null ? socket.toString() : "@" + abstractName;
+        ReconnectingConsumer c;
+        try {
+            c = ReconnectingConsumer.register(address, "cmdemux listen", List.of(spec),
+                    Duration.ofMillis(connectTimeoutMillis), new Events());
+        } catch (IOException e) {
+            throw new EnvironmentException("cannot reach the cmdemux daemon at " + where + " in this namespace: "
+                    + e.getMessage() + " (is `cmdemux serve` running?)");
+        } catch (RequestRefused e) {
+            terminal.err().println("cmdemux: LISTEN refused: " + e);
+            return ExitCode.NO;
         }
+        consumer = c;
+        if (stopping) {
+            return ExitCode.OK; // a signal while registering
+        }
+        ReconnectingConsumer.Registration first = c.registration();
         ConsumerInfo me = first.me();
-        ListenerInfo listener = first.listener();
+        ListenerInfo listener = first.listeners().get(0);
         String netns = me.netnsName().isEmpty()
                 ? "inode " + me.netns().inode()
                 : me.netnsName() + " (inode " + me.netns().inode() + ")";
@@ -165,32 +181,19 @@ final class ListenCommand implements Callable<Integer> {
         while (!stopping && (count <= 0 || seen < count)) {
             List<DeliveredRequest> burst;
             try {
-                burst = client.nextRequests(count <= 0 ? BURST : Math.min(BURST, count - seen), Duration.ofMillis(500));
+                burst = c.nextRequests(count <= 0 ? BURST : Math.min(BURST, count - seen), Duration.ofMillis(500));
             } catch (IOException e) {
                 if (stopping) {
                     break;
                 }
-                if (noReconnect) {
-                    terminal.err().println("cmdemux: " + e.getMessage());
-                    return ExitCode.ENVIRONMENT;
+                if (refusedAgain) {
+                    return ExitCode.NO; // said by Events.refused
                 }
-                // A daemon restart (an upgrade, a crash): its listeners died with it, so register again
-                // with the next one, for as long as it takes; requests in between were its to count.
-                ObjectNode gone = TopologyView.JSON.createObjectNode();
-                gone.put("event", "disconnected");
-                gone.put("why", e.getMessage());
-                status(gone, e.getMessage() + "; registering again when the daemon is back");
-                closeQuietly();
-                Registration again = register(spec, Long.MAX_VALUE);
-                if (again == null) {
-                    return stopping ? ExitCode.OK : ExitCode.NO;
-                }
-                ObjectNode back = listening(again.me(), again.listener());
-                back.put("event", "reconnected");
-                status(back, "registered again: listener " + again.listener().listenerId());
-                continue;
+                terminal.err().println("cmdemux: " + (lost != null ? lost : e.getMessage()));
+                return ExitCode.ENVIRONMENT;
             }
-            printEvents();
+            ControlClient now = c.client();
+            printEvents(now);
             seen += burst.size();
             for (DeliveredRequest r : burst) {
                 ObjectNode line = requestJson(r);
@@ -200,29 +203,26 @@ final class ListenCommand implements Callable<Integer> {
                 out.println(TopologyView.JSON.writeValueAsString(line));
             }
             out.flush();
+            // A daemon that has gone since it delivered these cannot take their answers: the requesters retry,
+            // and the next daemon delivers the retries.
             if (accept && reject == null && !burst.isEmpty()) {
                 try {
-                    acceptAll(burst);
+                    acceptAll(now, burst);
                 } catch (IOException e) {
                     if (noReconnect || stopping) {
                         throw e;
                     }
-                    // the connection is gone: the next take finds that out and registers again
                 }
             }
             if (reject != null) {
                 for (DeliveredRequest r : burst) {
                     try {
-                        client.reject(new Rejection(r.traceId(), reject, null, null));
+                        now.reject(new Rejection(r.traceId(), reject, null, null));
                     } catch (RequestRefused e) {
                         terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId())
                                 + " refused: " + e);
                     } catch (IOException e) {
-                        if (!stopping && noReconnect) {
-                            terminal.err().println("cmdemux: " + e.getMessage());
-                            return ExitCode.ENVIRONMENT;
-                        }
-                        break; // the next take finds the connection gone and registers again
+                        break; // gone: the next take waits for the next daemon, or says why there is none
                     }
                 }
             }
@@ -235,40 +235,40 @@ final class ListenCommand implements Callable<Integer> {
         return ExitCode.OK;
     }
 
-    /**
-     * Connects, says HELLO and LISTENs, trying again every 100 ms for up to {@code forMillis}.
-     *
-     * @return null when stopped by a signal, or when the daemon refused the LISTEN (said on stderr)
-     * @throws EnvironmentException when no daemon answered in time
-     */
-    private Registration register(ListenSpec spec, long forMillis) throws Exception {
-        long start = System.nanoTime();
-        DomainSocketAddress address = socket != null ? new DomainSocketAddress(socket.toString())
-                : ControlClient.abstractAddress(abstractName);
-        String where = socket != null ? socket.toString() : "@" + abstractName;
-        while (true) {
-            boolean late = System.nanoTime() - start > TimeUnit.MILLISECONDS.toNanos(forMillis);
-            try {
-                client = ControlClient.connect(address, Duration.ofSeconds(2));
-                ConsumerInfo me = client.hello("cmdemux listen");
-                return new Registration(me, client.listen(spec));
-            } catch (IOException e) {
-                closeQuietly();
-                if (stopping) {
-                    return null;
-                }
-                if (late) {
-                    throw new EnvironmentException("cannot reach the cmdemux daemon at " + where
-                            + " in this namespace: " + e.getMessage() + " (is `cmdemux serve` running?)");
-                }
-            } catch (RequestRefused e) {
-                closeQuietly();
-                if (e.status() != Wire.EAGAIN || late) {
-                    terminal.err().println("cmdemux: LISTEN refused: " + e);
-                    return null;
-                }
+    /** A daemon restart (an upgrade, a crash): its listeners died with it, and the consumer registers again. */
+    private final class Events implements ReconnectingConsumer.Events {
+        @Override
+        public void disconnected(String why) {
+            if (noReconnect) {
+                lost = why;
+                consumer.close();
+                return;
             }
-            Thread.sleep(100);
+            ObjectNode gone = TopologyView.JSON.createObjectNode();
+            gone.put("event", "disconnected");
+            gone.put("why", why);
+            say(gone, why + "; registering again when the daemon is back");
+        }
+
+        @Override
+        public void reconnected(ReconnectingConsumer.Registration r) {
+            ObjectNode back = listening(r.me(), r.listeners().get(0));
+            back.put("event", "reconnected");
+            say(back, "registered again: listener " + r.listeners().get(0).listenerId());
+        }
+
+        @Override
+        public void refused(RequestRefused why) {
+            refusedAgain = true;
+            terminal.err().println("cmdemux: LISTEN refused: " + why);
+        }
+
+        private void say(ObjectNode node, String text) {
+            try {
+                status(node, text);
+            } catch (JsonProcessingException e) {
+                throw new IllegalStateException("a status line that Jackson cannot write: " + e.getMessage(), e);
+            }
         }
     }
 
@@ -277,7 +277,7 @@ final class ListenCommand implements Callable<Integer> {
      * a busy rdma_cm server would: a round trip per connection would cap the rate at one per round trip.
      * Prints each connection's local comm ID as its reply comes.
      */
-    private void acceptAll(List<DeliveredRequest> burst) throws IOException {
+    private void acceptAll(ControlClient client, List<DeliveredRequest> burst) throws IOException {
         ThreadLocalRandom rnd = ThreadLocalRandom.current();
         List<Acceptance> acceptances = new ArrayList<>(burst.size());
         for (DeliveredRequest r : burst) {
@@ -308,7 +308,7 @@ final class ListenCommand implements Callable<Integer> {
     }
 
     /** Prints what happened to accepted connections since the last look (RTU, DREQ, timeouts). */
-    private void printEvents() throws Exception {
+    private void printEvents(ControlClient client) throws Exception {
         io.cmdemux.control.protocol.CmEventInfo e;
         while ((e = client.nextEvent(Duration.ZERO)) != null) {
             ObjectNode j = TopologyView.JSON.createObjectNode();
@@ -401,13 +401,5 @@ final class ListenCommand implements Callable<Integer> {
         }
         String t = InetAddresses.toText(a);
         return (t.indexOf(':') >= 0 ? "[" + t + "]" : t) + ":" + port;
-    }
-
-    private void closeQuietly() {
-        ControlClient c = client;
-        client = null;
-        if (c != null) {
-            c.close();
-        }
     }
 }

@@ -179,7 +179,7 @@ public final class ControlClient implements AutoCloseable {
         }
         // After the puts: a close from now on fails them through onClosed; one before, here.
         if (!channel.isActive()) {
-            IOException gone = new IOException(closedMessage());
+            IOException gone = new IOException(closeReason());
             replies.forEach(r -> r.completeExceptionally(gone));
             return replies;
         }
@@ -257,7 +257,7 @@ public final class ControlClient implements AutoCloseable {
         Object o = requests.poll(timeout.toMillis(), TimeUnit.MILLISECONDS);
         if (o == CLOSED) {
             requests.add(CLOSED); // keep telling later callers
-            throw new IOException(closedMessage());
+            throw new IOException(closeReason());
         }
         return (DeliveredRequest) o;
     }
@@ -369,7 +369,8 @@ public final class ControlClient implements AutoCloseable {
         return channel;
     }
 
-    private String closedMessage() {
+    /** Why the connection closed: the daemon's ERROR, what this end could not read, or just that it closed. */
+    public String closeReason() {
         return state.closedMessage();
     }
 
