@@ -80,6 +80,7 @@ public final class IngressBench {
             l2s.add(new L2Header(HwAddr.parse(p[1]), srcMac, null));
         }
         long sent = 0;
+        long elapsed;
         // Comm IDs go on from run to run (2^21 a second of wall time, more than one thread sends), so a
         // later run's REQs are not retransmissions of an earlier run's to a daemon that saw both.
         int comm = (int) (System.currentTimeMillis() / 1000 << 21) | 1;
@@ -93,7 +94,13 @@ public final class IngressBench {
             long end = start + seconds * 1_000_000_000L;
             // bench.rate: REQs a second, paced (scripts/fault-restart); 0, as fast as the socket takes them
             long rate = Long.getLong("bench.rate", 0);
+            // bench.stopFile: stop once this file exists (scripts/fault-restart: its restarts take what they take)
+            String stopFile = System.getProperty("bench.stopFile");
+            java.nio.file.Path stop = stopFile == null ? null : java.nio.file.Path.of(stopFile);
             while (System.nanoTime() < end) {
+                if (stop != null && (sent & 1023) == 0 && java.nio.file.Files.exists(stop)) {
+                    break;
+                }
                 if (rate > 0 && sent >= (System.nanoTime() - start) * rate / 1_000_000_000L) {
                     LockSupport.parkNanos(50_000);
                     continue;
@@ -108,8 +115,9 @@ public final class IngressBench {
                 comm++;
                 sent++;
             }
+            elapsed = System.nanoTime() - start;
         }
-        System.out.printf("sent=%d rate=%.0f/s%n", sent, sent / (double) seconds);
+        System.out.printf("sent=%d rate=%.0f/s%n", sent, sent / (elapsed / 1e9));
     }
 
     /**

@@ -60,6 +60,9 @@ public final class Launcher {
                 System.exit(r.exitCode());
             }
         }
+        if (args.length > 0 && args[0].equals("serve")) {
+            io.cmdemux.daemon.Preload.begin(); // beside picocli's parse, on the other core
+        }
         Main.main(args);
     }
 

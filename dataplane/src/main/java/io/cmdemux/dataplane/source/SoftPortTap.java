@@ -20,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * thread makes for a batch leave together in one sendmmsg when it is done, and only then are its
  * requests handed to their consumers (one event-loop wake-up and one write per consumer). So the
  * MRA of a delivered REQ is on the wire before its consumer can answer it, as in
- * cma_ib_req_handler, where the MRA goes out when the listener's handler returns.
+ * cma_ib_req_handler, where the MRA goes out when the listener's handler returns. A batch that takes
+ * longer than {@link #HANDOVER_NANOS} to decide is handed over in parts that long: a daemon that has just
+ * started decides its first frames in the interpreter, some milliseconds each, and its first requests
+ * would otherwise wait for the whole batch behind them.
  */
 public final class SoftPortTap implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(SoftPortTap.class);
@@ -36,6 +39,12 @@ public final class SoftPortTap implements AutoCloseable {
      */
     static final int RECEIVE_BUFFER = 32 << 20;
     private static final long STATISTICS_NANOS = 1_000_000_000L;
+    /**
+     * The longest a decided request waits for the rest of its batch before its answers leave and it is handed to
+     * its consumer. A warm tap decides a full batch in a fraction of this (docs/PERFORMANCE.md), so it hands over
+     * once a batch; a cold one hands over every frame or few.
+     */
+    static final long HANDOVER_NANOS = 1_000_000L;
     /** drops_total's reason for frames the kernel dropped at a full tap socket (PACKET_STATISTICS tp_drops). */
     static final String TAP_OVERRUN = "tap-overrun";
 
@@ -116,7 +125,14 @@ public final class SoftPortTap implements AutoCloseable {
                     // Only a warming of caches: a bug here must not cost the batch.
                     log.debug("prefetch on {} failed: {}", device, e.toString());
                 }
+                long part = System.nanoTime();
                 for (int i = 0; i < n; i++) {
+                    if (i > 0 && System.nanoTime() - part > HANDOVER_NANOS) {
+                        sendReplies();
+                        pipeline.releaseDeliveries();
+                        pipeline.holdDeliveries();
+                        part = System.nanoTime();
+                    }
                     try {
                         pipeline.onFrame(device, batch.frame(i), batch.receivedNanos(), port);
                     } catch (RuntimeException e) {
