@@ -51,6 +51,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     private final NetnsId acceptedIn;
     /** The handler that took an ACCEPT in this read, told when the read ends (its REPs leave together). */
     private Consumers.AcceptHandler acceptsInRead;
+    private Consumers.RejectHandler rejectsInRead;
     private Connection conn;
 
     /** @param acceptedIn the namespace whose @cmdemux socket accepted us, or null for the host socket */
@@ -194,6 +195,7 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
             throw new RequestRefused(Wire.ENOENT, "trace " + Long.toUnsignedString(r.traceId())
                     + " was not delivered to you, or was already answered");
         }
+        rejectsInRead = sink;
         try {
             sink.reject(r.traceId(), r.reason(), r.ari(), r.privateData());
         } catch (RuntimeException e) {
@@ -259,6 +261,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
             Consumers.AcceptHandler sink = acceptsInRead;
             acceptsInRead = null;
             sink.acceptsRead();
+        }
+        if (rejectsInRead != null) {
+            Consumers.RejectHandler sink = rejectsInRead;
+            rejectsInRead = null;
+            sink.rejectsRead();
         }
         ctx.flush();
         ctx.fireChannelReadComplete();

@@ -3,6 +3,7 @@ package io.cmdemux.dataplane.cm;
 import io.cmdemux.dataplane.consumer.Consumers;
 import io.cmdemux.dataplane.metrics.Metrics;
 import io.cmdemux.dataplane.reply.FrameSender;
+import io.cmdemux.dataplane.reply.HeldFrames;
 import io.cmdemux.dataplane.reply.ReturnPath;
 import io.cmdemux.gid.Gid;
 import io.cmdemux.ingress.resolve.Decision;
@@ -22,9 +23,7 @@ import io.cmdemux.dataplane.consumer.Acceptance;
 import io.cmdemux.dataplane.consumer.CmEvent;
 import io.cmdemux.dataplane.consumer.Refusal;
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadLocalRandom;
@@ -112,6 +111,12 @@ public final class Sessions implements AutoCloseable {
     /** The slots' other fields, a chunk of the table's slots each (all under lock). */
     private Columns[] columns = new Columns[0];
     private final ScheduledThreadPoolExecutor timers = newTimers();
+    /**
+     * The REPs made on an event loop for one read of a consumer's ACCEPTs, until the read ends: a burst of ACCEPTs
+     * costs one sendmmsg, and none is sent holding the lock. The RTU can only follow the REP, and its retry timer
+     * runs from the ACCEPT, a read's time earlier at most.
+     */
+    private final HeldFrames reps;
 
     /**
      * Every REP arms a retry timer that its RTU cancels at once. Removed on cancel, a cancelled timer
@@ -133,6 +138,7 @@ public final class Sessions implements AutoCloseable {
         this.consumers = consumers;
         this.metrics = metrics;
         this.localCaGuid = localCaGuid;
+        this.reps = new HeldFrames(metrics);
         this.table = new SessionTable(config.maxSessions(), chunk -> {
             columns = Arrays.copyOf(columns, chunk + 1);
             columns[chunk] = new Columns();
@@ -146,7 +152,7 @@ public final class Sessions implements AutoCloseable {
 
             @Override
             public void acceptsRead() {
-                sendReps();
+                reps.send();
             }
         });
         consumers.onDisconnect(this::disconnect);
@@ -338,35 +344,9 @@ public final class Sessions implements AutoCloseable {
             x.lastSent = answer(s, rep);
             state(s, State.REP_SENT);
             x.retriesLeft = maxRetries(s);
-            reps.get().add(new Outgoing(port(s), x.lastSent));
+            reps.hold(port(s), x.lastSent, "rep");
             arm(s);
             return localCommId;
-        }
-    }
-
-    private record Outgoing(FrameSender port, byte[] frame) {}
-
-    /**
-     * The REPs made on this thread (an event loop) for one read of a consumer's ACCEPTs, until the read
-     * ends: a burst of ACCEPTs costs one sendmmsg, not a sendto each, and none is sent holding the lock.
-     * The RTU can only follow the REP, and its retry timer runs from the ACCEPT, a read's time earlier at most.
-     */
-    private final ThreadLocal<List<Outgoing>> reps = ThreadLocal.withInitial(ArrayList::new);
-
-    private void sendReps() {
-        List<Outgoing> out = reps.get();
-        while (!out.isEmpty()) {
-            // Nearly always one port; a frame per soft port otherwise, each port's in one call.
-            FrameSender port = out.get(0).port();
-            List<byte[]> frames = new ArrayList<>(out.size());
-            out.removeIf(o -> o.port() == port && frames.add(o.frame()));
-            try {
-                port.send(frames);
-                metrics.sent("rep", frames.size());
-            } catch (IOException e) {
-                metrics.drop("send-failed", frames.size());
-                log.warn("sending {} REPs failed: {}", frames.size(), e.getMessage());
-            }
         }
     }
 

@@ -93,6 +93,12 @@ public interface Consumers extends AutoCloseable {
     interface RejectHandler {
         /** @param ari additional rejection information, may be empty; @param privateData may be empty */
         void reject(long traceId, int reason, byte[] ari, byte[] privateData);
+
+        /**
+         * The REJECTs of one read from a consumer have all been handed to {@link #reject}: the REJs it made on this
+         * thread since the last call may wait for this, to leave together. Called after every read that had one.
+         */
+        default void rejectsRead() {}
     }
 
     @Override

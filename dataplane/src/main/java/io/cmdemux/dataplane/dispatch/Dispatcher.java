@@ -4,6 +4,7 @@ import io.cmdemux.dataplane.cm.Sessions;
 import io.cmdemux.dataplane.consumer.Consumers;
 import io.cmdemux.dataplane.metrics.Metrics;
 import io.cmdemux.dataplane.reply.FrameSender;
+import io.cmdemux.dataplane.reply.HeldFrames;
 import io.cmdemux.dataplane.reply.RejLimiter;
 import io.cmdemux.dataplane.reply.ReturnPath;
 import com.github.benmanes.caffeine.cache.Cache;
@@ -48,6 +49,8 @@ public final class Dispatcher {
      */
     private final Cache<Long, Pending> pending;
     private final Sessions sessions;
+    /** The REJs (and SIDR REPs) consumers asked for in one read, until the read ends. */
+    private final HeldFrames consumerRejs;
 
     private record ReqKey(long localCommId, long caGuid) {}
 
@@ -96,7 +99,18 @@ public final class Dispatcher {
         this.pending = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(2)).maximumSize(1 << 20)
                 .executor(Runnable::run).build();
         this.duplicateWindowNanos = duplicateWindow.toNanos();
-        consumers.onReject(this::consumerRejected);
+        this.consumerRejs = new HeldFrames(metrics);
+        consumers.onReject(new Consumers.RejectHandler() {
+            @Override
+            public void reject(long traceId, int reason, byte[] ari, byte[] privateData) {
+                consumerRejected(traceId, reason, ari, privateData);
+            }
+
+            @Override
+            public void rejectsRead() {
+                consumerRejs.send();
+            }
+        });
         sessions.onForgotten(this::sessionForgotten);
     }
 
@@ -250,37 +264,41 @@ public final class Dispatcher {
         if (p.sidr() != null) {
             // rdma_reject on a UD id: cma_send_sidr_rep(IB_SIDR_REJECT) with the consumer's private
             // data; a SIDR REP has no reason.
-            sendSidrRep(p.request(), p.port(), p.sidr(), Decision.SIDR_REJECT, privateData);
+            sendSidrRep(p.request(), p.port(), p.sidr(), Decision.SIDR_REJECT, privateData, true);
             return;
         }
-        answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData);
+        answerRejectFrame(p.request(), p.port(), p.localCommId(), reason, ari, privateData, true);
     }
 
     private void answerReject(RoceFrame frame, PacketMeta meta, FrameSender port, int localCommId,
             int reason, byte[] ari, byte[] privateData) {
         if (meta.sidr()) {
             // A SIDR REQ is refused with a SIDR_REP carrying the status: the decision's (1 unsupported, 2 reject).
-            sendSidrRep(ReturnPath.of(frame), port, (CmSidrReq) frame.mad().message(), reason, privateData);
+            sendSidrRep(ReturnPath.of(frame), port, (CmSidrReq) frame.mad().message(), reason, privateData, false);
             return;
         }
-        answerRejectFrame(ReturnPath.of(frame), port, localCommId, reason, ari, privateData);
+        answerRejectFrame(ReturnPath.of(frame), port, localCommId, reason, ari, privateData, false);
     }
 
-    private void sendSidrRep(ReturnPath request, FrameSender port, CmSidrReq sidr, int status, byte[] privateData) {
+    /** @param held a consumer's answer, held until the read it came in ends (the tap's leave with its batch anyway) */
+    private void sendSidrRep(ReturnPath request, FrameSender port, CmSidrReq sidr, int status, byte[] privateData,
+            boolean held) {
         byte[] pd = privateData.length > CmSidrRep.PRIVATE_DATA_SIZE
                 ? java.util.Arrays.copyOf(privateData, CmSidrRep.PRIVATE_DATA_SIZE) : privateData;
         CmSidrRep rep = new CmSidrRep(sidr.requestId(), status & 0xff, 0, 0, 0, sidr.serviceId(), 0, Octets.zeros(0),
                 Octets.of(pd));
         byte[] out = request.answer(rep);
-        if (limiter.allowReply(request.requester(), out.length)) {
-            send(port, out, "sidr-rep");
-        } else {
+        if (!limiter.allowReply(request.requester(), out.length)) {
             metrics.drop("rej-rate-limited");
+        } else if (held) {
+            consumerRejs.hold(port, out, "sidr-rep");
+        } else {
+            send(port, out, "sidr-rep");
         }
     }
 
     private void answerRejectFrame(ReturnPath request, FrameSender port, int localCommId, int reason, byte[] ari,
-            byte[] privateData) {
+            byte[] privateData, boolean held) {
         byte[] a = ari.length == 0 ? NONE
                 : ari.length > CmRej.ARI_SIZE ? java.util.Arrays.copyOf(ari, CmRej.ARI_SIZE) : ari;
         byte[] pd = privateData.length == 0 ? NONE
@@ -293,9 +311,11 @@ public final class Dispatcher {
         }
         if (!limiter.allowReply(request.requester(), out.length)) {
             metrics.drop("rej-rate-limited");
-            return;
+        } else if (held) {
+            consumerRejs.hold(port, out, "rej");
+        } else {
+            send(port, out, "REJ " + reason);
         }
-        send(port, out, "REJ " + reason);
     }
 
     private static CmRej rej(int localCommId, int remoteCommId, int reason, byte[] ari, byte[] privateData) {

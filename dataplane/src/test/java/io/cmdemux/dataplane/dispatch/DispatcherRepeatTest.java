@@ -59,6 +59,7 @@ class DispatcherRepeatTest {
         byte[] ari = {1, 2, 3};
         byte[] pd = "consumer-1 says no".getBytes(StandardCharsets.US_ASCII);
         c[0].rejects.reject(c[0].lastTraceId, 28, ari, pd);
+        c[0].rejects.rejectsRead(); // the end of the read it came in, as the control server calls it
         byte[] first = lab.sent.get(lab.sent.size() - 1);
         CmRej rej = (CmRej) message(first);
         assertThat(rej.reason()).isEqualTo(28);
