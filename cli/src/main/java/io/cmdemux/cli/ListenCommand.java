@@ -214,17 +214,8 @@ final class ListenCommand implements Callable<Integer> {
                     }
                 }
             }
-            if (reject != null) {
-                for (DeliveredRequest r : burst) {
-                    try {
-                        now.reject(new Rejection(r.traceId(), reject, null, null));
-                    } catch (RequestRefused e) {
-                        terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(r.traceId())
-                                + " refused: " + e);
-                    } catch (IOException e) {
-                        break; // gone: the next take waits for the next daemon, or says why there is none
-                    }
-                }
+            if (reject != null && !burst.isEmpty()) {
+                rejectAll(now, burst);
             }
         }
         ObjectNode closed = TopologyView.JSON.createObjectNode();
@@ -305,6 +296,30 @@ final class ListenCommand implements Callable<Integer> {
             out.println(TopologyView.JSON.writeValueAsString(a));
         }
         out.flush();
+    }
+
+    /**
+     * Answers a burst of requests with REJs in one write, without waiting for each reply (ControlClient.rejectAll), as
+     * {@link #acceptAll} does with REPs; a refusal is said on stderr, and a connection that has gone ends the burst
+     * (the next take waits for the next daemon, or says why there is none).
+     */
+    private void rejectAll(ControlClient client, List<DeliveredRequest> burst) {
+        List<Rejection> rejections = new ArrayList<>(burst.size());
+        for (DeliveredRequest r : burst) {
+            rejections.add(new Rejection(r.traceId(), reject, null, null));
+        }
+        List<CompletableFuture<Void>> done = client.rejectAll(rejections);
+        for (int i = 0; i < burst.size(); i++) {
+            try {
+                done.get(i).join();
+            } catch (CompletionException e) {
+                if (!(e.getCause() instanceof RequestRefused refused)) {
+                    return;
+                }
+                terminal.err().println("cmdemux: REJECT of trace " + Long.toUnsignedString(burst.get(i).traceId())
+                        + " refused: " + refused);
+            }
+        }
     }
 
     /** Prints what happened to accepted connections since the last look (RTU, DREQ, timeouts). */
