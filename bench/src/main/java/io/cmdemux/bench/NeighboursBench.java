@@ -187,6 +187,35 @@ public final class NeighboursBench {
                     got.length == 0 ? 0 : got[got.length - 1] / 1e3, q(first, 0.99), q(rest, 0.99), cpu / 1_000_000,
                     heap >> 20, started,
                     hostile == null ? "" : " " + hostile.summary(), stalled == null ? "" : " " + stalled.summary());
+            timeline(latency, handed, start, rate);
+        }
+
+        /**
+         * NB_TIMELINE=MS: where in the phase the tail is, window by window (from the phase's start): each window of
+         * MS milliseconds whose worst delivery took over a millisecond, with its worst and how many took that long.
+         */
+        private static void timeline(long[] latency, long[] handed, long start, int rate) {
+            String w = System.getenv("NB_TIMELINE");
+            if (w == null) {
+                return;
+            }
+            long window = Long.parseLong(w) * 1_000_000L;
+            StringBuilder out = new StringBuilder("  slow windows:");
+            int i = 0;
+            while (i < latency.length) {
+                long from = (handed[i] - start) / window;
+                long worst = 0;
+                int slow = 0;
+                for (; i < latency.length && (handed[i] - start) / window == from; i++) {
+                    worst = Math.max(worst, latency[i]);
+                    slow += latency[i] > 1_000_000 ? 1 : 0;
+                }
+                if (worst > 1_000_000) {
+                    out.append(String.format(" %d ms: max %.1f ms, %d over 1 ms;", from * window / 1_000_000,
+                            worst / 1e6, slow));
+                }
+            }
+            System.out.println(out);
         }
 
         /** CPU time of the control server's threads (event loop, workers), which the daemon would spend. */

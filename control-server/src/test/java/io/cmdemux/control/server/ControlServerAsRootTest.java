@@ -622,6 +622,30 @@ class ControlServerAsRootTest {
         ControlLab.await("the daemon to close its side", () -> lab.server.stats().connections() == 0);
     }
 
+    @Test
+    void aRefusedClientReadsTheErrorThenEndOfStreamWhileTheDaemonStillReads() throws Exception {
+        start();
+        // A plain socket, which closes only when told: the ERROR, then the daemon's half-close (EOF), and the
+        // connection still held on the daemon's side, reading, until this side closes or the linger ends.
+        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+            byte[] v9 = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
+            v9[0] = 9;
+            raw.write(ByteBuffer.wrap(v9));
+            java.io.ByteArrayOutputStream got = new java.io.ByteArrayOutputStream();
+            ByteBuffer b = ByteBuffer.allocate(4096);
+            for (int n; (n = raw.read(b.clear())) >= 0; ) {
+                got.write(b.array(), 0, n);
+            }
+            Frame error = FrameCodec.decode(got.toByteArray(), Wire.MAX_REPLY_FRAME);
+            assertThat(error.type()).isEqualTo(Wire.ERROR);
+            assertThat(error.status()).isEqualTo(Wire.EPROTONOSUPPORT);
+            assertThat(lab.server.stats().connections()).as("the daemon's side, lingering after its EOF").isEqualTo(1);
+        }
+        ControlLab.await("the daemon to close its side once this one has", () -> lab.server.stats().connections() == 0);
+    }
+
     private void expectClosed(byte[] bytes, int status, String counter) throws IOException {
         ControlClient c = lab.podClient(podA);
         sendRaw(c, bytes);
