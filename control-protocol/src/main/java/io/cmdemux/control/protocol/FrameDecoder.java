@@ -1,6 +1,7 @@
 package io.cmdemux.control.protocol;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -12,6 +13,11 @@ import java.util.concurrent.TimeUnit;
  * below the header or above the limit) or a frame that stops arriving half way ends the stream:
  * it becomes a {@link Violation} and every later byte is discarded. A frame whose header is sound
  * but whose body is not becomes a {@link BadFrame}; the stream stays in step and may go on.
+ *
+ * <p>With a budget of frames per turn, a peer that sends thousands of requests in one write gets that many handled,
+ * then its socket is not read and the rest wait in the buffer, while a task queued behind whatever the event loop
+ * already had to do (the deliveries to other consumers) takes the next share: one pipelined flood of 20,000 LISTENs
+ * held the loop for 25-185 ms at once (docs/RELIABILITY.md, "Noisy neighbours").
  */
 public final class FrameDecoder extends ByteToMessageDecoder {
     /** The stream is broken; the handler answers ERROR and closes. */
@@ -22,13 +28,39 @@ public final class FrameDecoder extends ByteToMessageDecoder {
 
     private final int maxFrame;
     private final long stallMillis;
+    private final int framesPerTurn;
+    private final Runnable overBudget;
+    private int framesThisTurn;
+    /** Over the budget: a task to go on is queued. */
+    private boolean paused;
+    /** Reads were on when the budget ran out, and this decoder turned them off. */
+    private boolean holdingReads;
     private boolean broken;
     private ScheduledFuture<?> stallTimer;
     private long partialSince;
 
+    /** Without a budget: every frame a read brings is handed on at once (the client's end). */
     public FrameDecoder(int maxFrame, long stallMillis) {
+        this(maxFrame, stallMillis, Integer.MAX_VALUE, () -> { });
+    }
+
+    /**
+     * @param framesPerTurn the frames handed on per read of the socket, or per task that goes on after one
+     * @param overBudget told each time a turn ends at the budget with frames left over (to count it)
+     */
+    public FrameDecoder(int maxFrame, long stallMillis, int framesPerTurn, Runnable overBudget) {
+        if (framesPerTurn < 1) {
+            throw new IllegalArgumentException("framesPerTurn " + framesPerTurn);
+        }
         this.maxFrame = maxFrame;
         this.stallMillis = stallMillis;
+        this.framesPerTurn = framesPerTurn;
+        this.overBudget = overBudget;
+    }
+
+    /** Whether reads are off because of the budget: whoever else turns them on must leave them off meanwhile. */
+    public boolean holdsReads() {
+        return holdingReads;
     }
 
     @Override
@@ -36,6 +68,10 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         if (broken) {
             in.skipBytes(in.readableBytes());
             return;
+        }
+        if (framesThisTurn >= framesPerTurn) {
+            pause(ctx);
+            return; // the frames stay in the buffer, where the task finds them
         }
         if (in.readableBytes() < Wire.HEADER_SIZE) {
             partial(ctx, in);
@@ -64,6 +100,7 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             return;
         }
         cancelStall();
+        framesThisTurn++;
         byte[] bytes = new byte[(int) length];
         in.readBytes(bytes);
         try {
@@ -74,6 +111,46 @@ public final class FrameDecoder extends ByteToMessageDecoder {
                     | (bytes[15] & 0xff);
             out.add(new BadFrame(type, seq, e));
         }
+    }
+
+    private void pause(ChannelHandlerContext ctx) {
+        if (paused) {
+            return;
+        }
+        paused = true;
+        overBudget.run();
+        if (!holdingReads && ctx.channel().config().isAutoRead()) {
+            holdingReads = true;
+            ctx.channel().config().setAutoRead(false);
+        }
+        ctx.executor().execute(() -> goOn(ctx));
+    }
+
+    /** The next share of what is buffered; reads again once all of it is handed on (and the peer reads its replies). */
+    private void goOn(ChannelHandlerContext ctx) {
+        paused = false;
+        framesThisTurn = 0;
+        if (ctx.isRemoved() || !ctx.channel().isActive()) {
+            return;
+        }
+        try {
+            channelRead(ctx, Unpooled.EMPTY_BUFFER); // decodes what the buffer holds
+        } catch (Exception e) {
+            ctx.fireExceptionCaught(e);
+        }
+        ctx.fireChannelReadComplete(); // the end of a read to the handler: it flushes its replies
+        if (!paused && holdingReads) {
+            holdingReads = false;
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        }
+    }
+
+    @Override
+    public void channelReadComplete(ChannelHandlerContext ctx) throws Exception {
+        if (!paused) {
+            framesThisTurn = 0;
+        }
+        super.channelReadComplete(ctx);
     }
 
     private void fail(ByteBuf in, List<Object> out, ProtocolException e, String counter) {

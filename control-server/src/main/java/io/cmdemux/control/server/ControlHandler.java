@@ -282,7 +282,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
         if (conn != null && conn.netns() != null) {
-            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+            FrameDecoder d = ctx.pipeline().get(FrameDecoder.class);
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && (d == null || !d.holdsReads()));
         }
         ctx.fireChannelWritabilityChanged();
     }

@@ -153,6 +153,11 @@ public final class ControlServer implements Consumers {
     private final ExecutorService netnsThread;
     private final ThreadPoolExecutor podWorkers;
     private static final int POD_THREADS = 4;
+    /**
+     * A connection's requests handled per read before the event loop turns to its other work: enough for a
+     * consumer's burst of REJECTs or ACCEPTs at a time, and at most a few hundred microseconds of one peer's.
+     */
+    static final int FRAMES_PER_TURN = 64;
     private static final int POD_QUEUE = 128;
     private final ControlCounters counters = new ControlCounters();
     private final ListenerRegistry registry;
@@ -564,7 +569,8 @@ public final class ControlServer implements Consumers {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
-                ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis()),
+                ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis(),
+                                FRAMES_PER_TURN, () -> counters.inc("read.over-budget")),
                         FrameEncoder.INSTANCE, new ControlHandler(context, via, acceptedIn));
             }
         };

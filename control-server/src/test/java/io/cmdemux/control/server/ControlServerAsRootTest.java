@@ -646,6 +646,110 @@ class ControlServerAsRootTest {
         ControlLab.await("the daemon to close its side once this one has", () -> lab.server.stats().connections() == 0);
     }
 
+    @Test
+    void aPipelinedBurstIsAnsweredWholeAndInOrderInTurnsOfItsOwn() throws Exception {
+        start();
+        int n = 5_000;
+        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+            writeHellos(raw, n);
+            assertThat(readReplySeqs(raw, n)).as("every HELLO answered once, in order")
+                    .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, n).boxed().toList());
+        }
+        assertThat(lab.server.counters().get("read.over-budget"))
+                .as("turns that ended at the budget with frames left").isGreaterThanOrEqualTo(n / 64 - 1);
+    }
+
+    @Test
+    void aBurstFromAPeerThatReadsItsRepliesLateIsAnsweredWholeOnceItReads() throws Exception {
+        start();
+        // More replies than the socket and the write buffer's high mark hold: the daemon stops reading for the
+        // budget and for back-pressure, both, and must read again when the peer drains its replies.
+        int n = 30_000;
+        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX)) {
+            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+            Thread writer = new Thread(() -> {
+                try {
+                    writeHellos(raw, n);
+                } catch (IOException e) {
+                    throw new java.io.UncheckedIOException(e);
+                }
+            });
+            writer.start();
+            ControlLab.await("the daemon to stop reading the peer that does not read",
+                    () -> lab.server.counters().get("read.over-budget") > 0);
+            Thread.sleep(500);
+            assertThat(readReplySeqs(raw, n)).as("every HELLO answered once, in order")
+                    .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, n).boxed().toList());
+            writer.join(10_000);
+            assertThat(writer.isAlive()).isFalse();
+        }
+    }
+
+    private static void writeHellos(java.nio.channels.SocketChannel raw, int n) throws IOException {
+        java.io.ByteArrayOutputStream burst = new java.io.ByteArrayOutputStream();
+        for (int seq = 1; seq <= n; seq++) {
+            burst.writeBytes(FrameCodec.encode(Frame.of(Wire.HELLO, seq, List.of())));
+        }
+        ByteBuffer b = ByteBuffer.wrap(burst.toByteArray());
+        while (b.hasRemaining()) {
+            raw.write(b);
+        }
+    }
+
+    /** The seqs of the next n replies, each of which must be an OK; what came within 30 s if not all did. */
+    private static List<Integer> readReplySeqs(java.nio.channels.SocketChannel raw, int n) throws IOException {
+        List<Integer> seqs = new ArrayList<>();
+        Thread watchdog = new Thread(() -> {
+            try {
+                Thread.sleep(30_000);
+                raw.close(); // the blocked read ends, and the caller's assertion says what is missing
+            } catch (InterruptedException | IOException e) {
+                // all read in time
+            }
+        });
+        watchdog.setDaemon(true);
+        watchdog.start();
+        try {
+            readReplySeqs(raw, n, seqs);
+        } catch (java.nio.channels.AsynchronousCloseException e) {
+            // the watchdog's
+        } finally {
+            watchdog.interrupt();
+        }
+        return seqs;
+    }
+
+    private static void readReplySeqs(java.nio.channels.SocketChannel raw, int n, List<Integer> seqs)
+            throws IOException {
+        ByteBuffer header = ByteBuffer.allocate(Wire.HEADER_SIZE);
+        while (seqs.size() < n) {
+            header.clear();
+            while (header.hasRemaining()) {
+                if (raw.read(header) < 0) {
+                    return; // closed early: the caller's assertion says what is missing
+                }
+            }
+            ByteBuffer frame = ByteBuffer.allocate(header.getInt(8));
+            frame.put(header.array());
+            while (frame.hasRemaining()) {
+                if (raw.read(frame) < 0) {
+                    return;
+                }
+            }
+            Frame f;
+            try {
+                f = FrameCodec.decode(frame.array(), Wire.MAX_REPLY_FRAME);
+            } catch (io.cmdemux.control.protocol.ProtocolException e) {
+                throw new AssertionError("a reply that does not decode", e);
+            }
+            assertThat(f.status()).as("reply to seq %d", f.seq()).isEqualTo(Wire.OK);
+            seqs.add(f.seq());
+        }
+    }
+
     private void expectClosed(byte[] bytes, int status, String counter) throws IOException {
         ControlClient c = lab.podClient(podA);
         sendRaw(c, bytes);
