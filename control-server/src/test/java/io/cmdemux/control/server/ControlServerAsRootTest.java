@@ -627,9 +627,7 @@ class ControlServerAsRootTest {
         start();
         // A plain socket, which closes only when told: the ERROR, then the daemon's half-close (EOF), and the
         // connection still held on the daemon's side, reading, until this side closes or the linger ends.
-        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX)) {
-            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+        try (java.nio.channels.SocketChannel raw = rawHostConnection()) {
             byte[] v9 = FrameCodec.encode(Frame.of(Wire.HELLO, 1, List.of()));
             v9[0] = 9;
             raw.write(ByteBuffer.wrap(v9));
@@ -650,9 +648,7 @@ class ControlServerAsRootTest {
     void aPipelinedBurstIsAnsweredWholeAndInOrderInTurnsOfItsOwn() throws Exception {
         start();
         int n = 5_000;
-        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX)) {
-            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+        try (java.nio.channels.SocketChannel raw = rawHostConnection()) {
             writeHellos(raw, n);
             assertThat(readReplySeqs(raw, n)).as("every HELLO answered once, in order")
                     .containsExactlyElementsOf(java.util.stream.IntStream.rangeClosed(1, n).boxed().toList());
@@ -667,9 +663,7 @@ class ControlServerAsRootTest {
         // More replies than the socket and the write buffer's high mark hold: the daemon stops reading for the
         // budget and for back-pressure, both, and must read again when the peer drains its replies.
         int n = 30_000;
-        try (java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
-                java.net.StandardProtocolFamily.UNIX)) {
-            raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+        try (java.nio.channels.SocketChannel raw = rawHostConnection()) {
             Thread writer = new Thread(() -> {
                 try {
                     writeHellos(raw, n);
@@ -686,6 +680,14 @@ class ControlServerAsRootTest {
             writer.join(10_000);
             assertThat(writer.isAlive()).isFalse();
         }
+    }
+
+    /** A plain blocking socket on the host socket: it reads, writes and closes only when the test says so. */
+    private java.nio.channels.SocketChannel rawHostConnection() throws IOException {
+        java.nio.channels.SocketChannel raw = java.nio.channels.SocketChannel.open(
+                java.net.StandardProtocolFamily.UNIX);
+        raw.connect(java.net.UnixDomainSocketAddress.of(lab.hostSocket));
+        return raw;
     }
 
     private static void writeHellos(java.nio.channels.SocketChannel raw, int n) throws IOException {
