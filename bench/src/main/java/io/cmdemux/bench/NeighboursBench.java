@@ -59,7 +59,13 @@ public final class NeighboursBench {
         try (ControlLab lab = new ControlLab("nb")) {
             String bad = lab.pod("bad", IP_BAD + "/24");
             String good = lab.pod("good", IP_GOOD + "/24");
-            lab.start(ControlServer.Config.defaults().withLimits(128, 1024, 4096, 4096, 300), null);
+            ControlServer.Config limits = ControlServer.Config.defaults().withLimits(128, 1024, 4096, 4096, 300);
+            // NB_LOOPS=N: the control server's event loops (serve --control-threads; 1 by default)
+            int loops = Integer.parseInt(System.getenv().getOrDefault("NB_LOOPS", "1"));
+            lab.start(new ControlServer.Config(limits.hostSocket(), limits.socketGroup(), limits.abstractName(),
+                    limits.queriesFromPods(), loops, limits.maxConnectionsPerNamespace(),
+                    limits.maxListenersPerConsumer(), limits.maxListenersPerNamespace(),
+                    limits.maxOutstandingPerConsumer(), limits.stalledFrameMillis()), null);
             lab.server.onReject((trace, reason, ari, pd) -> { }); // the daemon's REJ path, without a wire
             lab.awaitReady(bad, IP_BAD);
             lab.awaitReady(good, IP_GOOD);
