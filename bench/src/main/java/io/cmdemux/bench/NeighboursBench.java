@@ -60,8 +60,9 @@ public final class NeighboursBench {
             String bad = lab.pod("bad", IP_BAD + "/24");
             String good = lab.pod("good", IP_GOOD + "/24");
             ControlServer.Config limits = ControlServer.Config.defaults().withLimits(128, 1024, 4096, 4096, 300);
-            // NB_LOOPS=N: the control server's event loops (serve --control-threads; 1 by default)
-            int loops = Integer.parseInt(System.getenv().getOrDefault("NB_LOOPS", "1"));
+            // NB_LOOPS=N: the control server's event loops (serve --control-threads; its default otherwise)
+            int loops = Integer.parseInt(System.getenv().getOrDefault("NB_LOOPS",
+                    String.valueOf(limits.eventLoopThreads())));
             lab.start(new ControlServer.Config(limits.hostSocket(), limits.socketGroup(), limits.abstractName(),
                     limits.queriesFromPods(), loops, limits.maxConnectionsPerNamespace(),
                     limits.maxListenersPerConsumer(), limits.maxListenersPerNamespace(),

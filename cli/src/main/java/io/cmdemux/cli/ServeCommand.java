@@ -71,8 +71,8 @@ final class ServeCommand implements Callable<Integer> {
     boolean queriesFromPods;
 
     @Option(names = "--control-threads", paramLabel = "N",
-            description = "event loops for all control sockets (default 1)")
-    int controlThreads = 1;
+            description = "event loops for all control sockets (default 2)")
+    int controlThreads = ControlServer.Config.defaults().eventLoopThreads();
 
     @Option(names = "--max-consumers-per-namespace", paramLabel = "N",
             description = "control connections one namespace may hold; more are closed (default 128)")
