@@ -81,8 +81,9 @@ public final class ControlServer implements Consumers {
      * @param queriesFromPods whether consumers outside the host namespace may QUERY topology,
      *     explain and gids (they reveal other namespaces; default false). LISTENERS is always allowed
      *     and shows a pod only its own namespace.
-     * @param eventLoopThreads Netty event loops for all control sockets (default 2: a peer's flood, on one, leaves
-     *     the consumers on the other their turns; docs/RELIABILITY.md, "A pipelined flood")
+     * @param eventLoopThreads Netty event loops for all control sockets (default 1: with more, a consumer that
+     *     closes and at once connects again can find its old listeners still bound, its close handled on another
+     *     loop; docs/RELIABILITY.md, "A pipelined flood")
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
      * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
@@ -112,7 +113,7 @@ public final class ControlServer implements Consumers {
         }
 
         public static Config defaults() {
-            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 2, 128, 1024, 4096,
+            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096,
                     4096, 10_000);
         }
 
