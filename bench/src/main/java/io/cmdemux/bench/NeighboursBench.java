@@ -63,10 +63,7 @@ public final class NeighboursBench {
             // NB_LOOPS=N: the control server's event loops (serve --control-threads; its default otherwise)
             int loops = Integer.parseInt(System.getenv().getOrDefault("NB_LOOPS",
                     String.valueOf(limits.eventLoopThreads())));
-            lab.start(new ControlServer.Config(limits.hostSocket(), limits.socketGroup(), limits.abstractName(),
-                    limits.queriesFromPods(), loops, limits.maxConnectionsPerNamespace(),
-                    limits.maxListenersPerConsumer(), limits.maxListenersPerNamespace(),
-                    limits.maxOutstandingPerConsumer(), limits.stalledFrameMillis()), null);
+            lab.start(limits.withEventLoopThreads(loops), null);
             lab.server.onReject((trace, reason, ari, pd) -> { }); // the daemon's REJ path, without a wire
             lab.awaitReady(bad, IP_BAD);
             lab.awaitReady(good, IP_GOOD);
@@ -398,8 +395,7 @@ public final class NeighboursBench {
 
         /** NB_ATTACKS (idle,half,junk,flood,spoof; default all): to tell which attack costs what. */
         private static boolean on(String attack) {
-            String a = System.getenv("NB_ATTACKS");
-            return a == null || List.of(a.split(",")).contains(attack);
+            return System.getenv("NB_ATTACKS") == null || named(attack);
         }
 
         private static void awaitGo() throws IOException {

@@ -128,6 +128,11 @@ public final class ControlServer implements Consumers {
                     maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
         }
 
+        public Config withEventLoopThreads(int n) {
+            return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, n, maxConnectionsPerNamespace,
+                    maxListenersPerConsumer, maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMillis);
+        }
+
         public Config withLimits(int maxConnectionsPerNamespace, int maxListenersPerConsumer,
                 int maxListenersPerNamespace, int maxOutstandingPerConsumer, long stalledFrameMillis) {
             return new Config(hostSocket, socketGroup, abstractName, queriesFromPods, eventLoopThreads,
