@@ -71,7 +71,7 @@ final class ServeCommand implements Callable<Integer> {
     boolean queriesFromPods;
 
     @Option(names = "--control-threads", paramLabel = "N",
-            description = "event loops for all control sockets (default 1)")
+            description = "event loops for all control sockets (default 2)")
     int controlThreads = ControlServer.Config.defaults().eventLoopThreads();
 
     @Option(names = "--max-consumers-per-namespace", paramLabel = "N",

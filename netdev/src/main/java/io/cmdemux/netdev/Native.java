@@ -59,6 +59,11 @@ final class Native {
     static final int MSG_WAITFORONE = 0x10000;
     static final int EINTR = 4;
     static final short POLLIN = 0x1;
+    static final short POLLERR = 0x8;
+    static final short POLLHUP = 0x10;
+    static final short POLLNVAL = 0x20;
+    static final int EBADF = 9;
+    static final short POLLRDHUP = 0x2000;
     static final int EAGAIN = 11;
     static final int ENOBUFS = 105;
 
@@ -197,6 +202,31 @@ final class Native {
             int n = LIBC.poll(p, 1, timeoutMillis);
             if (n >= 0) {
                 return n > 0;
+            }
+            int errno = RUNTIME.getLastError();
+            if (errno != EINTR) {
+                throw error("poll", errno);
+            }
+        }
+    }
+
+    /**
+     * poll(2) at once on a stream socket for POLLRDHUP: whether its peer has shut down or closed its end. Data the
+     * peer wrote before that may still be queued; the answer says nothing of it and takes nothing. POLLERR counts as
+     * a hang-up: a peer that closed with our bytes unread leaves ECONNRESET. A descriptor that is not open is EBADF.
+     */
+    static boolean peerHungUp(int fd) throws NativeException {
+        Pointer p = allocate(8);
+        p.putInt(0, fd);
+        p.putShort(4, POLLRDHUP);
+        while (true) {
+            int n = LIBC.poll(p, 1, 0);
+            if (n >= 0) {
+                short revents = n == 0 ? 0 : p.getShort(6);
+                if ((revents & POLLNVAL) != 0) {
+                    throw error("poll", EBADF);
+                }
+                return (revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
             }
             int errno = RUNTIME.getLastError();
             if (errno != EINTR) {

@@ -4,9 +4,12 @@ import io.cmdemux.control.protocol.RequestRefused;
 import io.cmdemux.control.protocol.Via;
 import io.cmdemux.control.protocol.Wire;
 import io.cmdemux.namespaces.NetnsId;
+import io.cmdemux.netdev.NativeException;
+import io.cmdemux.netdev.StreamPeer;
 import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
+import io.netty.channel.unix.UnixChannel;
 import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -50,6 +53,27 @@ final class Connections {
 
     Connection get(long consumerId) {
         return live.get(consumerId);
+    }
+
+    /**
+     * Whether a consumer's peer has closed its end, asked of the kernel: its own event loop, which may be another
+     * than the caller's, may not have read the end of stream yet. A connection already gone or closing counts.
+     */
+    boolean hasHungUp(long consumerId) {
+        Connection c = live.get(consumerId);
+        if (c == null || !c.channel.isOpen()) {
+            return true;
+        }
+        boolean gone;
+        try {
+            gone = StreamPeer.hasHungUp(((UnixChannel) c.channel).fd().intValue());
+        } catch (NativeException e) {
+            gone = !c.channel.isOpen(); // closed between the two looks; otherwise say what the loop will find
+        }
+        if (gone) {
+            counters.inc("listen.freed-by-hung-up-peer");
+        }
+        return gone;
     }
 
     int size() {

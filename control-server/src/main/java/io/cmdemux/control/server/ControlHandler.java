@@ -153,7 +153,8 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
         ListenSpec spec = Messages.listenSpec(Messages.required(f, Wire.R_LISTEN_SPEC, "LISTEN_SPEC"));
         TopologySnapshot snap = daemon.topology().get();
         NetnsState state = snap == null ? null : snap.namespace(conn.netns());
-        Listener l = daemon.registry().listen(conn.id, conn.netns(), state, spec);
+        Listener l = daemon.registry().listen(conn.id, conn.netns(), state, spec,
+                daemon.connections()::hasHungUp);
         ListenSpec effective = new ListenSpec(spec.family(), l.portSpace(), l.port(), l.address(), true, l.afonly(),
                 l.boundIfindex());
         daemon.counters().inc("listen.ok");

@@ -81,9 +81,8 @@ public final class ControlServer implements Consumers {
      * @param queriesFromPods whether consumers outside the host namespace may QUERY topology,
      *     explain and gids (they reveal other namespaces; default false). LISTENERS is always allowed
      *     and shows a pod only its own namespace.
-     * @param eventLoopThreads Netty event loops for all control sockets (default 1: with more, a consumer that
-     *     closes and at once connects again can find its old listeners still bound, its close handled on another
-     *     loop; docs/RELIABILITY.md, "A pipelined flood")
+     * @param eventLoopThreads Netty event loops for all control sockets (default 2: one peer's flood leaves the
+     *     consumers on the other loop their turns; docs/RELIABILITY.md, "Two control event loops")
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
      * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
@@ -113,7 +112,7 @@ public final class ControlServer implements Consumers {
         }
 
         public static Config defaults() {
-            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 1, 128, 1024, 4096,
+            return new Config(Path.of(Wire.DEFAULT_HOST_SOCKET), null, Wire.ABSTRACT_NAME, false, 2, 128, 1024, 4096,
                     4096, 10_000);
         }
 
@@ -381,6 +380,11 @@ public final class ControlServer implements Consumers {
 
     public ControlCounters counters() {
         return counters;
+    }
+
+    /** A live connection by its consumer id, or null: for tests that must act on its event loop. */
+    Connection connection(long consumerId) {
+        return connections.get(consumerId);
     }
 
     public Stats stats() {

@@ -13,12 +13,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongPredicate;
 
 /**
  * Every consumer's listeners, published as an immutable {@link ListenerTable} with a new
  * generation on each change. Each listener belongs to one consumer; only that consumer can
- * remove it, and all of them go when it disconnects. Mutations take a short lock and do no I/O,
- * so event loops may call them.
+ * remove it, and all of them go when it disconnects. Mutations take a short lock and do no I/O but
+ * for a poll(2) that does not wait, so event loops may call them.
  */
 final class ListenerRegistry {
     // The kernel's default net.ipv4.ip_local_port_range, which cma_alloc_any_port draws from.
@@ -53,8 +54,12 @@ final class ListenerRegistry {
      * LISTEN for {@code consumerId}, placed in {@code netns}: the caller's proven namespace.
      *
      * @param state that namespace in the current topology, or null when it is not there yet
+     * @param hungUp whether a consumer's peer has closed, though its own event loop has not yet read the end of
+     *     stream: a consumer that closes and at once listens again on a new connection, handled on another loop,
+     *     finds its old listeners gone, as a kernel socket frees its port before close(2) returns
      */
-    Listener listen(long consumerId, NetnsId netns, NetnsState state, ListenSpec spec) throws RequestRefused {
+    Listener listen(long consumerId, NetnsId netns, NetnsState state, ListenSpec spec, LongPredicate hungUp)
+            throws RequestRefused {
         int boundIfindex = BindRules.checkAddress(spec, state);
         boolean afonly = BindRules.effectiveAfonly(spec);
         synchronized (lock) {
@@ -68,7 +73,16 @@ final class ListenerRegistry {
             int port = spec.port() == 0 ? ephemeralPort(t, netns, spec.portSpace()) : spec.port();
             Listener candidate = new Listener(netns, spec.portSpace(), port, BindRules.normalised(spec.address()),
                     afonly, boundIfindex, nextBindOrder, null, owner(consumerId));
-            BindRules.checkPort(t.bindList(netns, spec.portSpace(), port), candidate);
+            List<Listener> bound = t.bindList(netns, spec.portSpace(), port);
+            try {
+                BindRules.checkPort(bound, candidate);
+            } catch (RequestRefused e) {
+                if (!dropHungUp(bound, hungUp)) {
+                    throw e;
+                }
+                t = table;
+                BindRules.checkPort(t.bindList(netns, spec.portSpace(), port), candidate);
+            }
             nextBindOrder++;
             ownerOf.put(candidate.bindOrder(), consumerId);
             countOf.merge(consumerId, 1, Integer::sum);
@@ -113,6 +127,18 @@ final class ListenerRegistry {
             table = table.without(++generation, l -> owner.equals(l.owner()));
             return n;
         }
+    }
+
+    /** Drops the listeners of every owner in {@code bound} whose peer has hung up; whether there was one. */
+    private boolean dropHungUp(List<Listener> bound, LongPredicate hungUp) {
+        boolean dropped = false;
+        for (long consumer : bound.stream().map(l -> ownerOf.get(l.bindOrder())).distinct().mapToLong(o -> o)
+                .toArray()) {
+            if (hungUp.test(consumer)) {
+                dropped |= dropConsumer(consumer) > 0;
+            }
+        }
+        return dropped;
     }
 
     /** The consumer that owns a listener now, or -1 when the listener is gone. */

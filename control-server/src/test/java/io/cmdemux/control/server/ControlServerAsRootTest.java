@@ -24,6 +24,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.cmdemux.ingress.resolve.Listener;
+import io.netty.channel.EventLoop;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import io.cmdemux.ingress.wire.PortSpace;
 import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.testkit.Host;
@@ -824,6 +827,55 @@ class ControlServerAsRootTest {
             }
         });
         assertThat(lab.server.listeners().all()).isEmpty();
+    }
+
+    @Test
+    void aConsumerThatClosesAndListensAgainFindsItsPortFreeBeforeItsOldLoopHasReadTheClose() throws Exception {
+        start(ControlServer.Config.defaults().withEventLoopThreads(2), null);
+        ControlClient old = lab.podClient(podA);
+        long oldId = old.hello("old").consumerId();
+        old.listen(tcp(IP_A, 7471));
+        EventLoop oldLoop = lab.server.connection(oldId).channel.eventLoop();
+        ControlClient next = null;
+        long nextId = -1;
+        for (int i = 0; i < 8 && next == null; i++) {
+            ControlClient c = lab.podClient(podA);
+            long id = c.hello("next").consumerId();
+            if (lab.server.connection(id).channel.eventLoop() != oldLoop) {
+                next = c;
+                nextId = id;
+            }
+        }
+        assertThat(next).as("a connection on the other of the two event loops").isNotNull();
+        // The old connection's loop stays busy until the new LISTEN has its answer, so it cannot have read the close.
+        CountDownLatch stalled = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        oldLoop.execute(() -> {
+            stalled.countDown();
+            try {
+                release.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(stalled.await(10, TimeUnit.SECONDS)).isTrue();
+        try {
+            old.close();
+            assertThat(lab.server.connection(oldId)).as("the old connection is still live to the daemon").isNotNull();
+            ListenerInfo again = next.listen(tcp(IP_A, 7471));
+            assertThat(lab.server.listeners().all()).extracting(Listener::bindOrder)
+                    .containsExactly(again.listenerId());
+            assertThat(lab.server.counters().get("listen.freed-by-hung-up-peer")).isEqualTo(1);
+        } finally {
+            release.countDown();
+        }
+        final long stays = nextId;
+        ControlLab.await("the old connection's close to be read", () -> lab.server.connection(oldId) == null);
+        assertThat(lab.server.listeners().all()).extracting(Listener::owner)
+                .containsExactly(ListenerRegistry.owner(stays));
+        // A live owner keeps its port.
+        assertThat(refusal(() -> lab.podClient(podA).listen(tcp(IP_A, 7471)))).isEqualTo(Wire.EADDRINUSE);
+        assertThat(lab.server.counters().get("listen.freed-by-hung-up-peer")).isEqualTo(1);
     }
 
     private ControlClient cycle() throws IOException, RequestRefused {

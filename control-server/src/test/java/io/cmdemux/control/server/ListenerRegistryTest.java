@@ -14,6 +14,10 @@ import io.cmdemux.namespaces.NetnsState;
 import io.cmdemux.namespaces.TopologySnapshot;
 import io.cmdemux.namespaces.testkit.DumpBuilder;
 import io.cmdemux.netdev.InetAddresses;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.Test;
 
@@ -28,6 +32,9 @@ class ListenerRegistryTest {
     private final NetnsId podB = b.pod("podB", 2);
     private final TopologySnapshot topo;
     private final ListenerRegistry reg = new ListenerRegistry(8, 12);
+    // The consumers whose peers have closed, though their event loops have not read it yet.
+    private final Set<Long> hungUp = new HashSet<>();
+    private final List<Long> asked = new ArrayList<>();
 
     ListenerRegistryTest() {
         b.link(host, 1, "lo").add();
@@ -51,7 +58,10 @@ class ListenerRegistryTest {
     }
 
     private Listener listen(long consumer, NetnsId where, ListenSpec s) throws RequestRefused {
-        return reg.listen(consumer, where, ns(where), s);
+        return reg.listen(consumer, where, ns(where), s, id -> {
+            asked.add(id);
+            return hungUp.contains(id);
+        });
     }
 
     private static void refused(ThrowableAssert.ThrowingCallable call, int errno) {
@@ -75,13 +85,41 @@ class ListenerRegistryTest {
 
     @Test
     void anAddressIsRefusedWhileTheNamespaceIsNotInTheTopologyYet() {
-        refused(() -> reg.listen(1, podA, null, spec("10.1.0.2", 1)), Wire.EAGAIN);
+        refused(() -> reg.listen(1, podA, null, spec("10.1.0.2", 1), id -> false), Wire.EAGAIN);
     }
 
     @Test
     void theSameAddressAndPortTwiceIsInUse() throws RequestRefused {
         listen(1, podA, spec("10.1.0.2", 7471));
         refused(() -> listen(2, podA, spec("10.1.0.2", 7471)), Wire.EADDRINUSE);
+    }
+
+    @Test
+    void aConsumerWhosePeerHasHungUpLosesItsListenersToTheNextThatConflicts() throws RequestRefused {
+        Listener old = listen(1, podA, spec("10.1.0.2", 7471));
+        listen(1, podA, spec("10.1.0.2", 7472));
+        listen(2, podA, spec("10.1.0.2", 7473));
+        refused(() -> listen(3, podA, spec("10.1.0.2", 7471)), Wire.EADDRINUSE);
+        assertThat(asked).as("only the owner of the bind list is asked").containsExactly(1L);
+        hungUp.add(1L);
+        Listener taken = listen(3, podA, spec("10.1.0.2", 7471));
+        assertThat(taken.bindOrder()).isGreaterThan(old.bindOrder());
+        assertThat(reg.table().all()).as("consumer 1's other listener went with it; consumer 2's stayed")
+                .extracting(Listener::port).containsExactlyInAnyOrder(7471, 7473);
+        assertThat(reg.ownerOf(old.bindOrder())).isEqualTo(-1);
+        assertThat(reg.dropConsumer(1)).as("its own loop's close finds nothing left").isZero();
+        assertThat(reg.table().all()).extracting(Listener::port).containsExactlyInAnyOrder(7471, 7473);
+        // The namespace's count was given back: 12 in all, 2 held.
+        for (int port = 8000; port < 8010; port++) {
+            listen(10 + port % 2, podA, spec("10.1.0.2", port));
+        }
+    }
+
+    @Test
+    void aHungUpOwnerOfAWildcardGivesItsPortUpToo() throws RequestRefused {
+        listen(1, podA, spec("0.0.0.0", 7471));
+        hungUp.add(1L);
+        assertThat(listen(2, podA, spec("10.1.0.2", 7471)).owner()).isEqualTo(ListenerRegistry.owner(2));
     }
 
     @Test
