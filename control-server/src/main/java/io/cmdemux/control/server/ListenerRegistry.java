@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongPredicate;
 
@@ -33,7 +34,9 @@ final class ListenerRegistry {
     // guarded by lock
     private long generation;
     private long nextBindOrder = 1;
-    private final Map<Long, Long> ownerOf = new HashMap<>();
+    // Written under lock; read without it by every delivery (ownerOf), which must not wait for a LISTEN's rebuild
+    // of the table on an event loop that the scheduler may have put aside with the lock held (issue 20 §4).
+    private final Map<Long, Long> ownerOf = new ConcurrentHashMap<>();
     private final Map<Long, Integer> countOf = new HashMap<>();
     private final Map<NetnsId, Integer> countIn = new HashMap<>();
 
@@ -143,10 +146,8 @@ final class ListenerRegistry {
 
     /** The consumer that owns a listener now, or -1 when the listener is gone. */
     long ownerOf(long listenerId) {
-        synchronized (lock) {
-            Long o = ownerOf.get(listenerId);
-            return o == null ? -1 : o;
-        }
+        Long o = ownerOf.get(listenerId);
+        return o == null ? -1 : o;
     }
 
     List<Listener> listenersOf(long consumerId) {

@@ -18,6 +18,11 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert;
 import org.junit.jupiter.api.Test;
 
@@ -112,6 +117,34 @@ class ListenerRegistryTest {
         // The namespace's count was given back: 12 in all, 2 held.
         for (int port = 8000; port < 8010; port++) {
             listen(10 + port % 2, podA, spec("10.1.0.2", port));
+        }
+    }
+
+    @Test
+    void aDeliveryLearnsAListenersOwnerWhileAListenHoldsTheLock() throws Exception {
+        Listener held = listen(1, podA, spec("10.1.0.2", 7471));
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            // A conflicting LISTEN asks whether the owner hung up with the lock held: here the asking waits.
+            Future<?> listening = pool.submit(() -> reg.listen(2, podA, ns(podA), spec("10.1.0.2", 7471), id -> {
+                inside.countDown();
+                try {
+                    release.await(30, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                return false;
+            }));
+            assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
+            Future<Long> owner = pool.submit(() -> reg.ownerOf(held.bindOrder()));
+            assertThat(owner.get(10, TimeUnit.SECONDS)).as("answered with the lock held elsewhere").isEqualTo(1L);
+            release.countDown();
+            assertThatThrownBy(() -> listening.get(10, TimeUnit.SECONDS)).hasCauseInstanceOf(RequestRefused.class);
+        } finally {
+            release.countDown();
+            pool.shutdownNow();
         }
     }
 
