@@ -195,19 +195,7 @@ final class Native {
      * has an error for the next receive to report (POLLERR, as after ENOBUFS), without taking anything from it.
      */
     static boolean awaitReadable(int fd, int timeoutMillis) throws NativeException {
-        Pointer p = allocate(8); // struct pollfd { int fd; short events; short revents; }
-        p.putInt(0, fd);
-        p.putShort(4, POLLIN);
-        while (true) {
-            int n = LIBC.poll(p, 1, timeoutMillis);
-            if (n >= 0) {
-                return n > 0;
-            }
-            int errno = RUNTIME.getLastError();
-            if (errno != EINTR) {
-                throw error("poll", errno);
-            }
-        }
+        return poll(fd, POLLIN, timeoutMillis) != 0;
     }
 
     /**
@@ -216,17 +204,22 @@ final class Native {
      * a hang-up: a peer that closed with our bytes unread leaves ECONNRESET. A descriptor that is not open is EBADF.
      */
     static boolean peerHungUp(int fd) throws NativeException {
-        Pointer p = allocate(8);
+        short revents = poll(fd, POLLRDHUP, 0);
+        if ((revents & POLLNVAL) != 0) {
+            throw error("poll", EBADF);
+        }
+        return (revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+    }
+
+    /** poll(2) on one descriptor, again after EINTR: its revents, or 0 when nothing happened within the timeout. */
+    private static short poll(int fd, short events, int timeoutMillis) throws NativeException {
+        Pointer p = allocate(8); // struct pollfd { int fd; short events; short revents; }
         p.putInt(0, fd);
-        p.putShort(4, POLLRDHUP);
+        p.putShort(4, events);
         while (true) {
-            int n = LIBC.poll(p, 1, 0);
+            int n = LIBC.poll(p, 1, timeoutMillis);
             if (n >= 0) {
-                short revents = n == 0 ? 0 : p.getShort(6);
-                if ((revents & POLLNVAL) != 0) {
-                    throw error("poll", EBADF);
-                }
-                return (revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+                return n == 0 ? 0 : p.getShort(6);
             }
             int errno = RUNTIME.getLastError();
             if (errno != EINTR) {
