@@ -57,7 +57,8 @@ final class Connections {
 
     /**
      * Whether a consumer's peer has closed its end, asked of the kernel: its own event loop, which may be another
-     * than the caller's, may not have read the end of stream yet. A connection already gone or closing counts.
+     * than the caller's, may not have read the end of stream yet. A connection already gone or closing counts, and so
+     * does a peer that only shut its writing down: its loop closes it too once it reads the end of stream.
      */
     boolean hasHungUp(long consumerId) {
         Connection c = live.get(consumerId);
