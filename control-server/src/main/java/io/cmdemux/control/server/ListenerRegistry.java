@@ -10,8 +10,10 @@ import io.cmdemux.namespaces.NetnsId;
 import io.cmdemux.namespaces.NetnsState;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.LongPredicate;
@@ -134,9 +136,12 @@ final class ListenerRegistry {
 
     /** Drops the listeners of every owner in {@code bound} whose peer has hung up; whether there was one. */
     private boolean dropHungUp(List<Listener> bound, LongPredicate hungUp) {
+        Set<Long> owners = new LinkedHashSet<>();
+        for (Listener l : bound) {
+            owners.add(ownerOf.get(l.bindOrder()));
+        }
         boolean dropped = false;
-        for (long consumer : bound.stream().map(l -> ownerOf.get(l.bindOrder())).distinct().mapToLong(o -> o)
-                .toArray()) {
+        for (long consumer : owners) {
             if (hungUp.test(consumer)) {
                 dropped |= dropConsumer(consumer) > 0;
             }
