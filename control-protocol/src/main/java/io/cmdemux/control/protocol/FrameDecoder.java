@@ -31,10 +31,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
     private final int framesPerTurn;
     private final Runnable overBudget;
     private int framesThisTurn;
-    /** Over the budget: a task to go on is queued. */
+    /** Over the budget: a task to go on is queued, and the channel's {@link ReadGate} holds reads off. */
     private boolean paused;
-    /** Reads were on when the budget ran out, and this decoder turned them off. */
-    private boolean holdingReads;
     private boolean broken;
     private ScheduledFuture<?> stallTimer;
     private long partialSince;
@@ -56,11 +54,6 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         this.stallMillis = stallMillis;
         this.framesPerTurn = framesPerTurn;
         this.overBudget = overBudget;
-    }
-
-    /** Whether reads are off because of the budget: whoever else turns them on must leave them off meanwhile. */
-    public boolean holdsReads() {
-        return holdingReads;
     }
 
     @Override
@@ -119,14 +112,11 @@ public final class FrameDecoder extends ByteToMessageDecoder {
         }
         paused = true;
         overBudget.run();
-        if (!holdingReads && ctx.channel().config().isAutoRead()) {
-            holdingReads = true;
-            ctx.channel().config().setAutoRead(false);
-        }
+        ReadGate.of(ctx.channel()).hold(ReadGate.Reason.OVER_BUDGET);
         ctx.executor().execute(() -> goOn(ctx));
     }
 
-    /** The next share of what is buffered; reads again once all of it is handed on (and the peer reads its replies). */
+    /** The next share of what is buffered; lifts its hold on reads once all of it is handed on. */
     private void goOn(ChannelHandlerContext ctx) {
         paused = false;
         framesThisTurn = 0;
@@ -139,9 +129,8 @@ public final class FrameDecoder extends ByteToMessageDecoder {
             ctx.fireExceptionCaught(e);
         }
         ctx.fireChannelReadComplete(); // the end of a read to the handler: it flushes its replies
-        if (!paused && holdingReads) {
-            holdingReads = false;
-            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+        if (!paused) {
+            ReadGate.of(ctx.channel()).release(ReadGate.Reason.OVER_BUDGET);
         }
     }
 

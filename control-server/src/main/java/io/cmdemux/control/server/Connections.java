@@ -1,5 +1,6 @@
 package io.cmdemux.control.server;
 
+import io.cmdemux.control.protocol.ReadGate;
 import io.cmdemux.control.protocol.RequestRefused;
 import io.cmdemux.control.protocol.Via;
 import io.cmdemux.control.protocol.Wire;
@@ -149,7 +150,7 @@ final class Connections {
             }
             c.identified(who.netns(), who.pid(), who.uid());
             log.debug("{} connected{}", c, who.cookieChecked() ? "" : " (namespace not confirmed by cookie)");
-            c.channel.config().setAutoRead(true);
+            ReadGate.of(c.channel).release(ReadGate.Reason.UNIDENTIFIED);
         });
     }
 

@@ -9,6 +9,7 @@ import io.cmdemux.control.protocol.Messages;
 import io.cmdemux.control.protocol.ProtocolException;
 import io.cmdemux.control.protocol.QueryArgs;
 import io.cmdemux.control.protocol.QueryKind;
+import io.cmdemux.control.protocol.ReadGate;
 import io.cmdemux.control.protocol.Record;
 import io.cmdemux.control.protocol.Rejection;
 import io.cmdemux.control.protocol.RequestRefused;
@@ -282,9 +283,11 @@ final class ControlHandler extends SimpleChannelInboundHandler<Object> {
     /** Back-pressure: a client that does not read its replies stops being read from. */
     @Override
     public void channelWritabilityChanged(ChannelHandlerContext ctx) {
-        if (conn != null && conn.netns() != null) {
-            FrameDecoder d = ctx.pipeline().get(FrameDecoder.class);
-            ctx.channel().config().setAutoRead(ctx.channel().isWritable() && (d == null || !d.holdsReads()));
+        ReadGate gate = ReadGate.of(ctx.channel());
+        if (ctx.channel().isWritable()) {
+            gate.release(ReadGate.Reason.UNWRITABLE);
+        } else {
+            gate.hold(ReadGate.Reason.UNWRITABLE);
         }
         ctx.fireChannelWritabilityChanged();
     }

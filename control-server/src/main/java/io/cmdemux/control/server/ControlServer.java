@@ -6,6 +6,7 @@ import io.cmdemux.control.protocol.FrameCodec;
 import io.cmdemux.control.protocol.FrameDecoder;
 import io.cmdemux.control.protocol.FrameEncoder;
 import io.cmdemux.control.protocol.Messages;
+import io.cmdemux.control.protocol.ReadGate;
 import io.cmdemux.control.protocol.Via;
 import io.cmdemux.control.protocol.Wire;
 import io.cmdemux.ingress.resolve.Listener;
@@ -580,6 +581,9 @@ public final class ControlServer implements Consumers {
             @Override
             protected void initChannel(Channel ch) {
                 ch.config().setWriteBufferWaterMark(new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+                if (via == Via.HOST_SOCKET) {
+                    ReadGate.of(ch).hold(ReadGate.Reason.UNIDENTIFIED); // Connections lifts it once placed
+                }
                 ch.pipeline().addLast(new FrameDecoder(Wire.MAX_REQUEST_FRAME, config.stalledFrameMillis(),
                                 FRAMES_PER_TURN, () -> counters.inc("read.over-budget")),
                         FrameEncoder.INSTANCE, new ControlHandler(context, via, acceptedIn));

@@ -1,6 +1,7 @@
 package io.cmdemux.control.server;
 
 import io.cmdemux.control.protocol.Frame;
+import io.cmdemux.control.protocol.ReadGate;
 import io.cmdemux.control.protocol.Record;
 import io.cmdemux.control.protocol.Wire;
 import io.netty.channel.Channel;
@@ -41,7 +42,7 @@ final class Farewell {
                 ch.close(); // gone meanwhile
                 return;
             }
-            ch.config().setAutoRead(true);
+            ReadGate.of(ch).open();
             ch.eventLoop().schedule(() -> ch.close(), LINGER_MILLIS, TimeUnit.MILLISECONDS);
         });
     }
