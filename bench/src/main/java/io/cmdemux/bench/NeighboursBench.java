@@ -155,7 +155,6 @@ public final class NeighboursBench {
                 }
             }, "honest");
             consumer.start();
-            java.time.Instant startWall = java.time.Instant.now();
             long start = System.nanoTime();
             long refused = 0;
             for (int i = 0; i < n; i++) {
@@ -193,26 +192,23 @@ public final class NeighboursBench {
                     heap >> 20, started,
                     hostile == null ? "" : " " + hostile.summary(), stalled == null ? "" : " " + stalled.summary());
             timeline(latency, handed, start, rate);
-            dump(name, latency, handed, startWall, start);
+            dump(name, latency, handed);
         }
 
         /**
-         * NB_DUMP=DIR: each delivery of the phase, one line each (the wall-clock nanosecond it was handed over, its
+         * NB_DUMP=DIR: each delivery of the phase, one line each (when it was handed over, in System.nanoTime's
+         * nanoseconds, which on Linux are CLOCK_MONOTONIC's, as perf's -k CLOCK_MONOTONIC and a probe's are; its
          * latency in nanoseconds, 0 if never taken), in DIR/PHASE.csv: for scripts/bench-neighbours, which sets them
          * beside what the host took from the CPU in the same time.
          */
-        private static void dump(String name, long[] latency, long[] handed, java.time.Instant started, long start)
-                throws IOException {
+        private static void dump(String name, long[] latency, long[] handed) throws IOException {
             String dir = System.getenv("NB_DUMP");
             if (dir == null) {
                 return;
             }
-            // The phase's start on both clocks, taken a few microseconds apart: the wall clock of a hand-over
-            // is the phase's wall-clock start plus its monotonic distance from the start.
-            long wall0 = started.getEpochSecond() * 1_000_000_000L + started.getNano();
             StringBuilder out = new StringBuilder();
             for (int i = 0; i < latency.length; i++) {
-                out.append(wall0 + handed[i] - start).append(',').append(latency[i]).append('\n');
+                out.append(handed[i]).append(',').append(latency[i]).append('\n');
             }
             Files.writeString(Path.of(dir, name.replaceAll("[^a-z]+", "-") + ".csv"), out);
         }
