@@ -148,6 +148,11 @@ final class ServeCommand implements Callable<Integer> {
                     + " (its features.d, /etc/kubernetes/node-feature-discovery/features.d); default: none")
     Path nfdFeaturesDir;
 
+    @Option(names = "--standby",
+            description = "when another daemon serves this control socket, start, follow the topology and wait;"
+                    + " take over as soon as it ends (a daemon started without it is refused instead)")
+    boolean standby;
+
     /** Set on the copy that has read --config, so that it does not read it again. */
     private boolean configRead;
 
@@ -197,7 +202,7 @@ final class ServeCommand implements Callable<Integer> {
                 maxListenersPerNamespace, maxOutstandingPerConsumer, stalledFrameMs);
         Daemon d = new Daemon(new Daemon.Config(specs, m, control, http, !noNft, rejPerSecond, cacheSize,
                 Duration.ofMillis(duplicateWindowMs), new Sessions.Config(maxSessions, timeWaitMs, maxCmTimeoutMs),
-                pathConfig, podsDir, nfdFeaturesDir, !noObserve, disagreementsDir, statusAt));
+                pathConfig, podsDir, nfdFeaturesDir, !noObserve, disagreementsDir, statusAt, standby));
         Thread hook = new Thread(d::close, "cmdemux-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
         try {

@@ -61,11 +61,14 @@ public final class Daemon implements AutoCloseable {
      * @param observe whether to observe the kernel's own RDMA CM decisions (issue 18) where the kernel allows it
      * @param disagreementsDir where a disagreement between the kernel and cmdemux saves the host's state (null: none)
      * @param status where the status page is served: {@link StatusAt#ON_METRICS}, its own address, or nowhere
+     * @param standby when another daemon serves the control socket: wait, warm, and take over when it ends
+     *     (else such a start is refused)
      */
     public record Config(List<SoftPortSpec> ports, ResolverMode mode, ControlServer.Config control,
             InetSocketAddress metrics, boolean nft,
             double rejPerSecond, long cacheSize, Duration duplicateWindow, Sessions.Config sessions, Path pathConfig,
-                    Path podsDir, Path nfdFeaturesDir, boolean observe, Path disagreementsDir, StatusAt status) {}
+                    Path podsDir, Path nfdFeaturesDir, boolean observe, Path disagreementsDir, StatusAt status,
+                    boolean standby) {}
 
     /**
      * Where the status page goes. It names pods, namespaces, addresses and the last decisions, so on a node
@@ -105,6 +108,7 @@ public final class Daemon implements AutoCloseable {
     private InetSocketAddress statusAddress;
     private volatile NodeFeatures features;
     private KernelObserver observer;
+    private ServeLock lock;
 
     public Daemon(Config config) {
         this.config = config;
@@ -161,6 +165,10 @@ public final class Daemon implements AutoCloseable {
             softPorts.add(p);
         }
         publishRdma();
+        // Up to here nothing is another daemon's to hold: a standby has its JVM, its classes and a live topology
+        // ready when the one serving ends. From here on it all is (the sockets, the taps, the nftables rule, the
+        // RDMA_NL_LS and HTTP ports), and the pods directory is the serving daemon's to write.
+        takeTheLock();
         NetnsId host = watcher.current().host();
         pods = new PodRegistry(config.podsDir() != null ? new PodStore(config.podsDir())
                 : PodStore.besideSocket(config.control().hostSocket()), host);
@@ -239,6 +247,20 @@ public final class Daemon implements AutoCloseable {
         log.info("serving {} soft RDMA port(s) in {} mode; kernel observer {}; control socket {},"
                 + " metrics http://{}:{}/metrics", taps.size(), config.mode().cliName(), observer.state(),
                 config.control().hostSocket(), httpAddress.getHostString(), httpAddress.getPort());
+    }
+
+    /** The control socket's lock: at once, or, in standby, once the daemon that holds it has ended. */
+    private void takeTheLock() throws IOException {
+        Path lockFile = ServeLock.besideSocket(config.control().hostSocket());
+        long[] waitedFor = {0};
+        lock = ServeLock.take(lockFile, config.standby(), holder -> {
+            waitedFor[0] = holder;
+            log.warn("standby: cmdemux serve (pid {}) serves {}; taking over when it ends (the lock on {})", holder,
+                    config.control().hostSocket(), lockFile);
+        });
+        if (waitedFor[0] != 0) {
+            log.warn("taking over: the daemon that held {} (pid {}) has ended", lockFile, waitedFor[0]);
+        }
     }
 
     /**
@@ -344,6 +366,13 @@ public final class Daemon implements AutoCloseable {
         }
         executor.close();
         cniExecutor.close();
+        if (lock != null) {
+            try {
+                lock.close(); // last: a standby that takes over must not meet our rule or socket on its way
+            } catch (IOException e) {
+                log.warn("releasing {}: {}", ServeLock.besideSocket(config.control().hostSocket()), e.getMessage());
+            }
+        }
         log.info("stopped in {} ms", (System.nanoTime() - t0) / 1_000_000);
         stopped.countDown();
     }
