@@ -82,6 +82,14 @@ public final class NeighboursBench {
             // The same attacks from new processes: the first time, the daemon's JIT compiles its refusal paths
             // on the way; the second says what the attacks cost a daemon that has met them before.
             Phase.run("hostile clients again", lab, honest, l, seconds, rate, new Hostile(lab, bad), null);
+            // NB_HOSTILE_ROUNDS=N (default 2, at most 6): more rounds of the same attacks, to tell what the JIT still
+            // compiles in the second from what the attacks cost a daemon that has compiled their paths
+            int rounds = Integer.parseInt(System.getenv().getOrDefault("NB_HOSTILE_ROUNDS", "2"));
+            String[] nth = {"third", "fourth", "fifth", "sixth"}; // words: the dump's file names keep letters only
+            for (int round = 3; round <= Math.min(rounds, 6); round++) {
+                Phase.run("hostile clients a " + nth[round - 3] + " time", lab, honest, l, seconds, rate,
+                        new Hostile(lab, bad), null);
+            }
             Phase.run("stalled consumers", lab, honest, l, seconds, rate, null, new Stalled(lab, bad));
             Phase.run("quiet again", lab, honest, l, seconds, rate, null, null);
             honest.close();
