@@ -59,7 +59,11 @@ public final class NeighboursBench {
         try (ControlLab lab = new ControlLab("nb")) {
             String bad = lab.pod("bad", IP_BAD + "/24");
             String good = lab.pod("good", IP_GOOD + "/24");
-            ControlServer.Config limits = ControlServer.Config.defaults().withLimits(128, 1024, 4096, 4096, 300);
+            // NB_MAX_CONNECTIONS=N: the namespaces' connection limit (default 128, the daemon's): with more than the
+            // idle attack's 1,000, none of its connections is refused, which tells what the refusals cost
+            int maxConnections = Integer.parseInt(System.getenv().getOrDefault("NB_MAX_CONNECTIONS", "128"));
+            ControlServer.Config limits = ControlServer.Config.defaults().withLimits(maxConnections, 1024, 4096, 4096,
+                    300);
             // NB_LOOPS=N: the control server's event loops (serve --control-threads; its default otherwise)
             int loops = Integer.parseInt(System.getenv().getOrDefault("NB_LOOPS",
                     String.valueOf(limits.eventLoopThreads())));
