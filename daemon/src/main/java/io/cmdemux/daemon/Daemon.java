@@ -252,14 +252,11 @@ public final class Daemon implements AutoCloseable {
     /** The control socket's lock: at once, or, in standby, once the daemon that holds it has ended. */
     private void takeTheLock() throws IOException {
         Path lockFile = ServeLock.besideSocket(config.control().hostSocket());
-        long[] waitedFor = {0};
-        lock = ServeLock.take(lockFile, config.standby(), holder -> {
-            waitedFor[0] = holder;
-            log.warn("standby: cmdemux serve (pid {}) serves {}; taking over when it ends (the lock on {})", holder,
-                    config.control().hostSocket(), lockFile);
-        });
-        if (waitedFor[0] != 0) {
-            log.warn("taking over: the daemon that held {} (pid {}) has ended", lockFile, waitedFor[0]);
+        lock = ServeLock.take(lockFile, config.standby(), holder -> log.warn("standby: cmdemux serve (pid {})"
+                + " serves {}; taking over when it ends (the lock on {})", holder, config.control().hostSocket(),
+                lockFile));
+        if (lock.tookOverFrom() != 0) {
+            log.warn("taking over: the daemon that held {} (pid {}) has ended", lockFile, lock.tookOverFrom());
         }
     }
 

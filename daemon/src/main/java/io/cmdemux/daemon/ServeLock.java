@@ -28,11 +28,18 @@ final class ServeLock implements Closeable {
     private final Path key;
     private final FileChannel channel;
     private final FileLock lock;
+    private final long tookOverFrom;
 
-    private ServeLock(Path key, FileChannel channel, FileLock lock) {
+    private ServeLock(Path key, FileChannel channel, FileLock lock, long tookOverFrom) {
         this.key = key;
         this.channel = channel;
         this.lock = lock;
+        this.tookOverFrom = tookOverFrom;
+    }
+
+    /** The pid of the daemon this one waited for (-1: one whose pid was not readable), or 0 when it did not wait. */
+    long tookOverFrom() {
+        return tookOverFrom;
     }
 
     /** The lock file of a host socket. */
@@ -52,22 +59,23 @@ final class ServeLock implements Closeable {
             throw new IOException("this process already serves the control socket of " + file);
         }
         try {
-            return take(key, file, standby, waiting);
+            return lock(key, file, standby, waiting);
         } catch (IOException | RuntimeException e) {
             HELD.remove(key);
             throw e;
         }
     }
 
-    private static ServeLock take(Path key, Path file, boolean standby, java.util.function.LongConsumer waiting)
+    private static ServeLock lock(Path key, Path file, boolean standby, java.util.function.LongConsumer waiting)
             throws IOException {
         Files.createDirectories(key.getParent());
         FileChannel ch = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                 StandardOpenOption.READ);
         try {
             FileLock l = ch.tryLock();
+            long holder = 0;
             if (l == null) {
-                long holder = holder(ch);
+                holder = holder(ch);
                 if (!standby) {
                     throw new IOException("another cmdemux serve (pid " + (holder > 0 ? holder : "unknown")
                             + ") serves this control socket and holds " + file + "; stop it first, or start this"
@@ -79,7 +87,7 @@ final class ServeLock implements Closeable {
             // the pid, for the message above and for an operator: the lock itself is what counts
             ch.truncate(0);
             ch.write(ByteBuffer.wrap((ProcessHandle.current().pid() + "\n").getBytes(StandardCharsets.US_ASCII)), 0);
-            return new ServeLock(key, ch, l);
+            return new ServeLock(key, ch, l, holder);
         } catch (IOException | RuntimeException e) {
             ch.close();
             throw e;

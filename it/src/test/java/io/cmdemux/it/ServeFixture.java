@@ -106,12 +106,17 @@ final class ServeFixture implements AutoCloseable {
         return ns.prefix() + "upp";
     }
 
-    void startServe(String... extra) throws Exception {
+    /** The command line of `cmdemux serve` on this fixture's port, socket and metrics port, with {@code extra}. */
+    List<String> serveCommand(String... extra) {
         List<String> args = new ArrayList<>(List.of("serve", "--rdma-port", "rxe0=" + up, "--control-socket",
                 socket.toString(),
                 "--metrics", "127.0.0.1:" + metricsPort));
         args.addAll(List.of(extra));
-        serve = new Proc(Binaries.cmdemux(null, args.toArray(String[]::new)));
+        return Binaries.cmdemux(null, args.toArray(String[]::new));
+    }
+
+    void startServe(String... extra) throws Exception {
+        serve = new Proc(serveCommand(extra));
         long deadline = System.currentTimeMillis() + 30_000;
         while (System.currentTimeMillis() < deadline) {
             if (!serve.process.isAlive()) {

@@ -2,8 +2,6 @@ package io.cmdemux.it;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
@@ -22,16 +20,11 @@ class ServeRestartAsRootTest {
             f.startServe();
             Proc listener = f.listen(1, "0.0.0.0", 7471);
             long serving = f.serve.process.pid();
-            List<String> args = List.of("serve", "--rdma-port", "rxe0=" + f.up, "--control-socket",
-                    f.socket.toString(), "--metrics", "127.0.0.1:" + f.metricsPort);
-
-            Proc.Run second = Proc.run(Binaries.cmdemux(null, args.toArray(String[]::new)), 60_000);
+            Proc.Run second = Proc.run(f.serveCommand(), 60_000);
             assertThat(second.exit()).as("a second daemon exits: " + second.err()).isNotZero();
             assertThat(second.err()).contains("pid " + serving).contains("--standby");
 
-            List<String> withStandby = new ArrayList<>(args);
-            withStandby.add("--standby");
-            try (Proc standby = new Proc(Binaries.cmdemux(null, withStandby.toArray(String[]::new)))) {
+            try (Proc standby = new Proc(f.serveCommand("--standby"))) {
                 assertThat(standby.await(l -> l.contains("standby: cmdemux serve (pid " + serving + ")"), 30_000))
                         .as("the standby says whom it waits for: " + standby.err).isTrue();
                 Thread.sleep(500);
