@@ -132,6 +132,7 @@ public final class NeighboursBench {
             long[] latency = new long[n];
             long base = System.nanoTime() / 1000 * 1000; // trace IDs of this phase: base + i
             long cpu0 = daemonCpuNanos();
+            java.util.Map<String, Long> roles0 = daemonCpuByRole();
             java.time.Instant started = java.time.Instant.now(); // to find the phase in a profile of the run
             if (hostile != null) {
                 hostile.go();
@@ -190,6 +191,9 @@ public final class NeighboursBench {
                 stalled.stop();
             }
             long cpu = daemonCpuNanos() - cpu0;
+            StringBuilder roles = new StringBuilder();
+            daemonCpuByRole().forEach((role, ns) -> roles.append(roles.length() == 0 ? "" : " ").append(role)
+                    .append(' ').append((ns - roles0.getOrDefault(role, 0L)) / 1_000_000));
             long[] got = Arrays.stream(latency).filter(x -> x > 0).sorted().toArray();
             // Where in the phase the tail is: a burst at its start (the attacks run once, then hold) or all along.
             int firstSecond = Math.min(n, rate);
@@ -198,9 +202,11 @@ public final class NeighboursBench {
             System.gc();
             long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
             System.out.printf("%-24s sent=%d taken=%d refused=%d p50=%.1fus p99=%.1fus p999=%.1fus max=%.1fus"
-                    + " p99-first-second=%.1fus p99-after=%.1fus daemon-cpu=%dms heap-after-gc=%dMiB started=%s%s%s%n",
+                    + " p99-first-second=%.1fus p99-after=%.1fus daemon-cpu=%dms (%s) heap-after-gc=%dMiB"
+                    + " started=%s%s%s%n",
                     name, n, got.length, refused, q(got, 0.50), q(got, 0.99), q(got, 0.999),
-                    got.length == 0 ? 0 : got[got.length - 1] / 1e3, q(first, 0.99), q(rest, 0.99), cpu / 1_000_000,
+                    got.length == 0 ? 0 : got[got.length - 1] / 1e3, q(first, 0.99), q(rest, 0.99),
+                    cpu / 1_000_000, roles,
                     heap >> 20, started,
                     hostile == null ? "" : " " + hostile.summary(), stalled == null ? "" : " " + stalled.summary());
             timeline(latency, handed, start, rate);
@@ -253,16 +259,24 @@ public final class NeighboursBench {
             System.out.println(out);
         }
 
-        /** CPU time of the control server's threads (event loop, workers), which the daemon would spend. */
+        /** CPU time of the control server's threads (its loops and workers), which the daemon would spend. */
         private static long daemonCpuNanos() {
+            return daemonCpuByRole().values().stream().mapToLong(Long::longValue).sum();
+        }
+
+        /** The same by role: the serving loops, the accept loop, the rest (workers: identify, queries, pods). */
+        static java.util.Map<String, Long> daemonCpuByRole() {
             java.lang.management.ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-            long sum = 0;
+            java.util.Map<String, Long> by = new java.util.TreeMap<>();
             for (Thread t : Thread.getAllStackTraces().keySet()) {
-                if (t.getName().startsWith("cmdemux-control")) {
-                    sum += Math.max(0, mx.getThreadCpuTime(t.getId()));
+                String n = t.getName();
+                if (n.startsWith("cmdemux-control") || n.startsWith("cmdemux-accept")) {
+                    String role = n.startsWith("cmdemux-accept") ? "accept"
+                            : n.matches("cmdemux-control-\\d+-\\d+") ? "loops" : "other";
+                    by.merge(role, Math.max(0, mx.getThreadCpuTime(t.getId())), Long::sum);
                 }
             }
-            return sum;
+            return by;
         }
 
         private static double q(long[] sorted, double p) {
@@ -337,6 +351,7 @@ public final class NeighboursBench {
         static void pod(String abstractName) throws Exception {
             ControlClient.connect(ControlClient.abstractAddress(abstractName), Duration.ofSeconds(5)).close();
             awaitGo();
+            long t0 = System.nanoTime();
             List<ControlClient> held = new ArrayList<>();
             int refused = 0;
             for (int i = 0; i < (on("idle") ? 1000 : 0); i++) {
@@ -346,9 +361,10 @@ public final class NeighboursBench {
                     refused++; // beyond the namespace's limit: counted by the server too
                 }
             }
+            long took = (System.nanoTime() - t0) / 1_000_000;
             holdUntilStdinCloses();
             held.forEach(ControlClient::close);
-            System.out.println("idle connections=1000, refused at connect=" + refused);
+            System.out.println("idle connections=1000, refused at connect=" + refused + ", in " + took + " ms");
         }
 
         /**
@@ -361,6 +377,7 @@ public final class NeighboursBench {
             Duration t = Duration.ofSeconds(5);
             ControlClient.connect(host, t).close();
             awaitGo();
+            long t0 = System.nanoTime();
             List<ControlClient> held = new ArrayList<>();
             Random rnd = new Random(20);
             for (int i = 0; i < (on("half") ? 20 : 0); i++) {
@@ -412,10 +429,11 @@ public final class NeighboursBench {
                     }
                 }
             }
+            long took = (System.nanoTime() - t0) / 1_000_000;
             holdUntilStdinCloses();
             held.forEach(ControlClient::close);
             System.out.println("LISTEN/UNLISTEN=" + rounds + ", spoofs refused=" + spoofsRefused
-                    + (named("pipe") ? ", pipelined LISTENs=20000" : ""));
+                    + (named("pipe") ? ", pipelined LISTENs=20000" : "") + ", in " + took + " ms");
         }
 
         /** An attack that runs only when NB_ATTACKS names it (pipe), so that the default set stays comparable. */

@@ -5,9 +5,16 @@ import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
+import java.util.regex.Pattern;
 
 /** Address text in the compressed RFC 5952 form iproute2 prints, and parsing without DNS. */
 public final class InetAddresses {
+    // Compiled once: String.matches compiles its pattern on every call, and a caller in a loop (a bench's sender)
+    // spent most of its allocation on that.
+    private static final Pattern IPV4 = Pattern.compile("\\d{1,3}(\\.\\d{1,3}){3}");
+    private static final Pattern IPV6_CHARS = Pattern.compile("[0-9a-fA-F:.]+");
+    private static final Pattern DOT = Pattern.compile("\\.");
+
     private InetAddresses() {}
 
     public static String toText(InetAddress a) {
@@ -107,13 +114,13 @@ public final class InetAddresses {
         if (t.startsWith("[") && t.endsWith("]")) {
             t = t.substring(1, t.length() - 1);
         }
-        boolean v4 = t.matches("\\d{1,3}(\\.\\d{1,3}){3}");
-        boolean v6 = t.indexOf(':') >= 0 && t.matches("[0-9a-fA-F:.]+");
+        boolean v4 = IPV4.matcher(t).matches();
+        boolean v6 = t.indexOf(':') >= 0 && IPV6_CHARS.matcher(t).matches();
         if (!v4 && !v6) {
             throw new IllegalArgumentException("not an IP address: " + text);
         }
         if (v4) {
-            for (String part : t.split("\\.")) {
+            for (String part : DOT.split(t)) {
                 if (Integer.parseInt(part) > 255) {
                     throw new IllegalArgumentException("not an IP address: " + text);
                 }

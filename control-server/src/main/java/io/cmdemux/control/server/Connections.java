@@ -11,6 +11,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.epoll.EpollDomainSocketChannel;
 import io.netty.channel.unix.PeerCredentials;
 import io.netty.channel.unix.UnixChannel;
+import io.netty.util.AttributeKey;
 import java.io.IOException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
@@ -26,6 +27,10 @@ import org.slf4j.LoggerFactory;
  */
 final class Connections {
     private static final Logger log = LoggerFactory.getLogger(Connections.class);
+    static final String TOO_MANY = "too-many-connections";
+    static final String TOO_MANY_TEXT = "too many connections from your namespace";
+    /** The namespace whose slot an @cmdemux connection took at its accept, until {@link #accepted} makes it its. */
+    private static final AttributeKey<NetnsId> SLOT = AttributeKey.valueOf(Connections.class, "slot");
 
     private final ConcurrentHashMap<Long, Connection> live = new ConcurrentHashMap<>();
     // Admitted connections per namespace, kept beside live so that admitting one is not a walk over all of them:
@@ -88,8 +93,27 @@ final class Connections {
     }
 
     /**
-     * On the event loop, when a connection is accepted. An @cmdemux peer is placed at once in
-     * the namespace whose socket accepted it; a host-socket peer is placed later, off the loop.
+     * On the accept loop ({@link AdmissionGate}), before an @cmdemux connection is registered anywhere: takes one
+     * of its namespace's slots for it. The slot goes back when the connection closes, whether or not it ever became
+     * a {@link Connection}.
+     */
+    boolean admitAtAccept(Channel ch, NetnsId ns) {
+        if (closed || !admit(ns)) {
+            return false;
+        }
+        ch.attr(SLOT).set(ns);
+        ch.closeFuture().addListener(f -> {
+            if (ch.attr(SLOT).getAndSet(null) != null) {
+                release(ns);
+            }
+        });
+        return true;
+    }
+
+    /**
+     * On the event loop, when a connection is accepted. An @cmdemux peer, whose slot its {@link AdmissionGate}
+     * took, is placed at once in the namespace whose socket accepted it; a host-socket peer is placed later, off
+     * the loop.
      *
      * @return null when the connection was refused
      */
@@ -100,16 +124,16 @@ final class Connections {
             return null;
         }
         if (via == Via.ABSTRACT_SOCKET) {
+            if (ch.attr(SLOT).getAndSet(null) == null) {
+                ch.close(); // closed between its accept and now: the slot went back with it
+                return null;
+            }
             int pid = 0;
             try {
                 PeerCredentials cred = ((EpollDomainSocketChannel) ch).peerCredentials();
                 pid = cred.pid(); // for logs only: the accepting socket already proved the namespace
             } catch (IOException e) {
                 log.debug("no SO_PEERCRED for an abstract-socket peer: {}", e.getMessage());
-            }
-            if (!admit(acceptedIn)) {
-                refuse(ch, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
-                return null;
             }
             Connection c = new Connection(id, ch, via, acceptedIn, pid, maxOutstanding);
             live.put(id, c);
@@ -145,7 +169,7 @@ final class Connections {
                 return;
             }
             if (!admit(who.netns())) {
-                refuse(c.channel, "too-many-connections", Wire.EAGAIN, "too many connections from your namespace");
+                refuse(c.channel, TOO_MANY, Wire.EAGAIN, TOO_MANY_TEXT);
                 return;
             }
             c.identified(who.netns(), who.pid(), who.uid());

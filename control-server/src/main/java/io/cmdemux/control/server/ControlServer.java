@@ -82,8 +82,10 @@ public final class ControlServer implements Consumers {
      * @param queriesFromPods whether consumers outside the host namespace may QUERY topology,
      *     explain and gids (they reveal other namespaces; default false). LISTENERS is always allowed
      *     and shows a pod only its own namespace.
-     * @param eventLoopThreads Netty event loops for all control sockets (default 2: one peer's flood leaves the
-     *     consumers on the other loop their turns; docs/RELIABILITY.md, "Two control event loops")
+     * @param eventLoopThreads Netty event loops that serve the control sockets' connections (default 2: one peer's
+     *     flood leaves the consumers on the other loop their turns; docs/RELIABILITY.md, "Two control event loops").
+     *     The sockets accept on one more loop of their own, which also refuses a namespace's connections beyond
+     *     its limit ({@link AdmissionGate})
      * @param maxConnectionsPerNamespace beyond this a namespace's new connections are closed (default 128)
      * @param maxListenersPerConsumer LISTEN answers ENOSPC beyond this (default 1024)
      * @param maxListenersPerNamespace LISTEN answers ENOSPC beyond this, whoever asks (default 4096)
@@ -155,6 +157,11 @@ public final class ControlServer implements Consumers {
 
     private final Config config;
     private final EventLoopGroup group;
+    /**
+     * Where the control sockets accept, off the loops that serve consumers: a connection's accept, and all of a
+     * refused pod connection's life ({@link AdmissionGate}), then cost those loops nothing.
+     */
+    private final EventLoopGroup acceptGroup;
     private final ThreadPoolExecutor workers;
     private final LogBudget logBudget;
     private final ExecutorService netnsThread;
@@ -213,6 +220,8 @@ public final class ControlServer implements Consumers {
         DefaultChannelId.newInstance();
         this.group = new MultiThreadIoEventLoopGroup(config.eventLoopThreads(),
                 new DefaultThreadFactory("cmdemux-control", true), EpollIoHandler.newFactory());
+        this.acceptGroup = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("cmdemux-accept", true),
+                EpollIoHandler.newFactory());
         this.workers = new ThreadPoolExecutor(2, 2, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
                 new DefaultThreadFactory("cmdemux-control-worker", true));
         this.workers.allowCoreThreadTimeOut(true);
@@ -231,8 +240,8 @@ public final class ControlServer implements Consumers {
                 new QueryRunner(queries, config.queriesFromPods(), registry, names, workers, counters),
                 new PodRequests(pods, () -> cliHandler, names, podWorkers, counters), topology, () -> rejectHandler,
                 () -> acceptHandler, () -> disconnectHandler, names, counters, logBudget);
-        this.sockets = new NamespaceSockets(executor, group, config.abstractName(),
-                id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
+        this.sockets = new NamespaceSockets(executor, acceptGroup, group, config.abstractName(),
+                id -> new AdmissionGate(id, connections), id -> childInit(Via.ABSTRACT_SOCKET, id), cookies, counters);
     }
 
     // ---- lifecycle ----
@@ -286,7 +295,7 @@ public final class ControlServer implements Consumers {
             }
         }
         ChannelFuture f = new ServerBootstrap()
-                .group(group)
+                .group(acceptGroup, group)
                 .channel(EpollServerDomainSocketChannel.class)
                 // Nothing is read from a host-socket peer until it has been placed in its namespace.
                 .childOption(ChannelOption.AUTO_READ, false)
@@ -407,6 +416,7 @@ public final class ControlServer implements Consumers {
         sockets.close();
         connections.closeAll();
         group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+        acceptGroup.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
         workers.shutdownNow();
         podWorkers.shutdownNow();
         netnsThread.shutdownNow();

@@ -33,8 +33,10 @@ final class NamespaceSockets implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(NamespaceSockets.class);
 
     private final NetnsExecutor executor;
+    private final EventLoopGroup acceptGroup;
     private final EventLoopGroup group;
     private final String abstractName;
+    private final Function<NetnsId, ChannelHandler> gate;
     private final Function<NetnsId, ChannelHandler> childHandler;
     private final NamespaceCookies cookies;
     private final ControlCounters counters;
@@ -42,10 +44,18 @@ final class NamespaceSockets implements AutoCloseable {
     // why @name could not be opened where it could not; a namespace is warned about once per reason
     private final Map<NetnsId, String> failed = new ConcurrentHashMap<>();
 
-    NamespaceSockets(NetnsExecutor executor, EventLoopGroup group, String abstractName, Function<NetnsId,
-            ChannelHandler> childHandler, NamespaceCookies cookies, ControlCounters counters) {
+    /**
+     * @param acceptGroup where the sockets accept
+     * @param group where the connections they admit are served
+     * @param gate per namespace: what each new connection meets on the accept loop, before it is handed to group
+     */
+    NamespaceSockets(NetnsExecutor executor, EventLoopGroup acceptGroup, EventLoopGroup group, String abstractName,
+            Function<NetnsId, ChannelHandler> gate, Function<NetnsId, ChannelHandler> childHandler,
+            NamespaceCookies cookies, ControlCounters counters) {
         this.executor = executor;
+        this.acceptGroup = acceptGroup;
         this.group = group;
+        this.gate = gate;
         this.abstractName = abstractName;
         this.childHandler = childHandler;
         this.cookies = cookies;
@@ -120,8 +130,9 @@ final class NamespaceSockets implements AutoCloseable {
             throw new Vanished(e.getMessage(), e);
         }
         ChannelFuture bound = new ServerBootstrap()
-                .group(group)
+                .group(acceptGroup, group)
                 .channelFactory(() -> server)
+                .handler(gate.apply(d.id()))
                 .childHandler(childHandler.apply(d.id()))
                 .bind(new DomainSocketAddress("\0" + abstractName))
                 .awaitUninterruptibly();

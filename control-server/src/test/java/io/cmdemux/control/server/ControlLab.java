@@ -183,10 +183,16 @@ public final class ControlLab implements AutoCloseable {
                 .orElseThrow(() -> new AssertionError("no such listener in " + server.listeners().all()));
     }
 
+    private static final String SOURCE = "10.213.0.1";
+    private static final java.util.concurrent.ConcurrentHashMap<String, InetAddress> PARSED =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     /** A REQ as the pipeline would hand it over: from 10.213.0.1:40000 to {@code dst}:port of the listener. */
     public static Consumers.Delivery delivery(long traceId, Listener l, String dst, long localCommId) {
-        InetAddress d = InetAddresses.parse(dst);
-        InetAddress s = InetAddresses.parse("10.213.0.1");
+        // Parsed once per address: NeighboursBench calls this 5,000 times a second in the daemon's JVM, and parsing
+        // there was most of that JVM's garbage, so its collections were the harness's, not the daemon's.
+        InetAddress d = PARSED.computeIfAbsent(dst, InetAddresses::parse);
+        InetAddress s = PARSED.computeIfAbsent(SOURCE, InetAddresses::parse);
         PacketMeta meta = new PacketMeta(new IngressKey("soft0", 1, 0x0202_03ff_fe04_0506L, 0xffff),
                 NetworkType.ROCE_V2, Gid.ofIp(d), Gid.ofIp(d), Gid.ofIp(s), 0xffff, 0xffff,
                 l.portSpace().serviceId(l.port()), 0, 4, d, s, 40000, OptionalInt.empty(), null, false, localCommId,

@@ -798,6 +798,35 @@ class ControlServerAsRootTest {
         assertThat(lab.server.stats().consumersPerNamespace().get(a)).isEqualTo(3);
     }
 
+    @Test
+    void aConnectionBeyondTheLimitIsRefusedWhileTheServingLoopIsBusy() throws Exception {
+        // One serving loop, held busy: the refusal must come from the accept loop alone (issue 20 §4: a pod's
+        // thousand connections beyond its limit cost the loops that deliver requests nothing).
+        start(ControlServer.Config.defaults().withEventLoopThreads(1).withLimits(1, 1024, 4096, 4096, 10_000), null);
+        ControlClient first = lab.podClient(podA);
+        long id = first.hello("first").consumerId();
+        java.util.concurrent.CountDownLatch busy = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        lab.server.connection(id).channel.eventLoop().execute(() -> {
+            held.countDown();
+            try {
+                busy.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        assertThat(held.await(5, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        try {
+            expectCutForTooManyConnections(1);
+        } finally {
+            busy.countDown();
+        }
+        assertThat(lab.server.stats().consumersPerNamespace().get(lab.id(podA))).isEqualTo(1);
+        first.close();
+        ControlLab.await("A's slot to come back", () -> lab.server.stats().consumersPerNamespace().isEmpty());
+        lab.podClient(podA).hello("second");
+    }
+
     private void expectCutForTooManyConnections(long times) throws IOException {
         ControlClient over = lab.podClient(podA);
         ControlLab.await("a connection beyond the namespace's limit to be cut", () -> !over.isOpen());
