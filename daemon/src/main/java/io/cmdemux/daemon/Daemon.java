@@ -253,10 +253,11 @@ public final class Daemon implements AutoCloseable {
     private void takeTheLock() throws IOException {
         Path lockFile = ServeLock.besideSocket(config.control().hostSocket());
         lock = ServeLock.take(lockFile, config.standby(), holder -> log.warn("standby: cmdemux serve (pid {})"
-                + " serves {}; taking over when it ends (the lock on {})", holder, config.control().hostSocket(),
-                lockFile));
+                + " serves {}; taking over when it ends (the lock on {})", ServeLock.pidText(holder),
+                config.control().hostSocket(), lockFile));
         if (lock.tookOverFrom() != 0) {
-            log.warn("taking over: the daemon that held {} (pid {}) has ended", lockFile, lock.tookOverFrom());
+            log.warn("taking over: the daemon that held {} (pid {}) has ended", lockFile,
+                    ServeLock.pidText(lock.tookOverFrom()));
         }
     }
 

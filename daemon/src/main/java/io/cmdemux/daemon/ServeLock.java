@@ -42,6 +42,11 @@ final class ServeLock implements Closeable {
         return tookOverFrom;
     }
 
+    /** A holder's pid as the messages say it: "unknown" when it could not be read. */
+    static String pidText(long holder) {
+        return holder > 0 ? Long.toString(holder) : "unknown";
+    }
+
     /** The lock file of a host socket. */
     static Path besideSocket(Path hostSocket) {
         return hostSocket.resolveSibling(hostSocket.getFileName() + ".lock");
@@ -77,7 +82,7 @@ final class ServeLock implements Closeable {
             if (l == null) {
                 holder = holder(ch);
                 if (!standby) {
-                    throw new IOException("another cmdemux serve (pid " + (holder > 0 ? holder : "unknown")
+                    throw new IOException("another cmdemux serve (pid " + pidText(holder)
                             + ") serves this control socket and holds " + file + "; stop it first, or start this"
                             + " one with --standby to take over when it ends");
                 }
