@@ -7,6 +7,7 @@ import io.cmdemux.control.protocol.FrameCodec;
 import io.cmdemux.control.protocol.ListenSpec;
 import io.cmdemux.control.protocol.ListenerInfo;
 import io.cmdemux.control.protocol.Rejection;
+import io.cmdemux.control.protocol.RequestRefused;
 import io.cmdemux.control.protocol.Wire;
 import io.cmdemux.control.server.ControlLab;
 import io.cmdemux.control.server.ControlServer;
@@ -54,6 +55,10 @@ public final class NeighboursBench {
             Hostile.host(args[1]);
             return;
         }
+        if (args.length == 2 && args[0].equals("consumer")) {
+            Honest.Process.serve(args[1]);
+            return;
+        }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int rate = args.length > 1 ? Integer.parseInt(args[1]) : 5000;
         try (ControlLab lab = new ControlLab("nb")) {
@@ -71,13 +76,12 @@ public final class NeighboursBench {
             lab.server.onReject((trace, reason, ari, pd) -> { }); // the daemon's REJ path, without a wire
             lab.awaitReady(bad, IP_BAD);
             lab.awaitReady(good, IP_GOOD);
-            // The honest consumer's client has an event loop of its own: the attackers' clients, in this same
-            // process, share the lab's, and must not be what delays it.
-            io.netty.channel.EventLoopGroup own = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
-                    io.netty.channel.epoll.EpollIoHandler.newFactory());
-            ControlClient honest = lab.podClient(good, own);
-            honest.hello("honest");
-            honest.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7471));
+            // NB_CONSUMER=process: the honest consumer runs in a JVM of its own in its pod, as a real one would, so
+            // that its garbage and its collections are not the daemon's (on this 2-core machine it then shares CPU 0
+            // with the daemon as a process of its own: docs/RELIABILITY.md); otherwise in the daemon's JVM, with a
+            // client event loop of its own, as all the figures were taken
+            Honest honest = "process".equals(System.getenv("NB_CONSUMER")) ? new Honest.Process(lab, good)
+                    : new Honest.InJvm(lab, good);
             Listener l = lab.listener(x -> x.port() == 7471);
             prewarm(lab, Integer.parseInt(System.getenv().getOrDefault("NB_PREWARM", "0")));
             Phase.run("warm-up (not counted)", lab, honest, l, seconds, rate, null, null);
@@ -97,7 +101,6 @@ public final class NeighboursBench {
             Phase.run("stalled consumers", lab, honest, l, seconds, rate, null, new Stalled(lab, bad));
             Phase.run("quiet again", lab, honest, l, seconds, rate, null, null);
             honest.close();
-            own.shutdownGracefully(); // its thread is not a daemon: the JVM would not end
         }
     }
 
@@ -125,7 +128,7 @@ public final class NeighboursBench {
 
     /** One phase: RATE deliveries a second to the honest consumer, which takes and rejects each batch at once. */
     static final class Phase {
-        static void run(String name, ControlLab lab, ControlClient honest, Listener l, int seconds, int rate,
+        static void run(String name, ControlLab lab, Honest honest, Listener l, int seconds, int rate,
                 Hostile hostile, Stalled stalled) throws Exception {
             int n = seconds * rate;
             long[] handed = new long[n];
@@ -140,34 +143,7 @@ public final class NeighboursBench {
             if (stalled != null) {
                 stalled.start();
             }
-            int[] taken = {0};
-            Thread consumer = new Thread(() -> {
-                try {
-                    long deadline = System.nanoTime() + (seconds + 5) * 1_000_000_000L;
-                    while (taken[0] < n && System.nanoTime() < deadline) {
-                        List<DeliveredRequest> batch = honest.nextRequests(256, Duration.ofMillis(50));
-                        long now = System.nanoTime();
-                        List<Rejection> answers = new ArrayList<>(batch.size());
-                        for (DeliveredRequest r : batch) {
-                            answers.add(new Rejection(r.traceId(), 28, null, null));
-                            long i = r.traceId() - base;
-                            if (i < 0 || i >= n) {
-                                continue; // an earlier phase's, late
-                            }
-                            latency[(int) i] = now - handed[(int) i];
-                            taken[0]++;
-                        }
-                        // All of a batch's REJs at once, as a consumer that answers many does: one waited for
-                        // each would make the measurement the round trip's, once per request.
-                        for (java.util.concurrent.CompletableFuture<Void> f : honest.rejectAll(answers)) {
-                            f.join();
-                        }
-                    }
-                } catch (Exception e) {
-                    System.err.println("honest consumer: " + e);
-                }
-            }, "honest");
-            consumer.start();
+            honest.begin(base, n, seconds);
             long start = System.nanoTime();
             long refused = 0;
             for (int i = 0; i < n; i++) {
@@ -183,7 +159,10 @@ public final class NeighboursBench {
                     stalled.deliver(i);
                 }
             }
-            consumer.join();
+            long[] received = honest.received();
+            for (int i = 0; i < n; i++) {
+                latency[i] = received[i] == 0 ? 0 : received[i] - handed[i];
+            }
             if (hostile != null) {
                 hostile.stop();
             }
@@ -281,6 +260,155 @@ public final class NeighboursBench {
 
         private static double q(long[] sorted, double p) {
             return sorted.length == 0 ? 0 : sorted[Math.min(sorted.length - 1, (int) (p * sorted.length))] / 1e3;
+        }
+    }
+
+    /**
+     * The honest consumer in the good pod: it listens on IP_GOOD:7471, takes each batch of requests and answers it
+     * with REJs at once (all of a batch's in one write, as a consumer that answers many does: one waited for each
+     * would make the measurement the round trip's), and notes when it held each request (System.nanoTime, which on
+     * Linux is CLOCK_MONOTONIC in every process of the machine).
+     */
+    interface Honest extends AutoCloseable {
+        /** Starts taking the phase's N requests, trace IDs BASE to BASE + N - 1, for at most SECONDS + 5 s. */
+        void begin(long base, int n, int seconds) throws IOException;
+
+        /** Waits for the phase's end: when each request was held, 0 for one never taken. */
+        long[] received() throws Exception;
+
+        @Override
+        void close() throws Exception;
+
+        /** Takes one phase's requests on {@code c} and notes when each was held. */
+        static long[] take(ControlClient c, long base, int n, int seconds) {
+            long[] at = new long[n];
+            int taken = 0;
+            long deadline = System.nanoTime() + (seconds + 5) * 1_000_000_000L;
+            try {
+                while (taken < n && System.nanoTime() < deadline) {
+                    List<DeliveredRequest> batch = c.nextRequests(256, Duration.ofMillis(50));
+                    long now = System.nanoTime();
+                    List<Rejection> answers = new ArrayList<>(batch.size());
+                    for (DeliveredRequest r : batch) {
+                        answers.add(new Rejection(r.traceId(), 28, null, null));
+                        long i = r.traceId() - base;
+                        if (i >= 0 && i < n) { // else an earlier phase's, late
+                            at[(int) i] = now;
+                            taken++;
+                        }
+                    }
+                    for (java.util.concurrent.CompletableFuture<Void> f : c.rejectAll(answers)) {
+                        f.join();
+                    }
+                }
+            } catch (Exception e) {
+                System.err.println("honest consumer: " + e);
+            }
+            return at;
+        }
+
+        private static ControlClient listen(ControlClient c) throws IOException, RequestRefused {
+            c.hello("honest");
+            c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7471));
+            return c;
+        }
+
+        /** In the daemon's JVM, with a client event loop of its own (the attackers' clients share the lab's). */
+        final class InJvm implements Honest {
+            private final io.netty.channel.EventLoopGroup own = new io.netty.channel.MultiThreadIoEventLoopGroup(1,
+                    io.netty.channel.epoll.EpollIoHandler.newFactory());
+            private final ControlClient client;
+            private Thread consumer;
+            private long[] at;
+
+            InJvm(ControlLab lab, String pod) throws IOException, RequestRefused {
+                client = listen(lab.podClient(pod, own));
+            }
+
+            @Override
+            public void begin(long base, int n, int seconds) {
+                consumer = new Thread(() -> at = take(client, base, n, seconds), "honest");
+                consumer.start();
+            }
+
+            @Override
+            public long[] received() throws InterruptedException {
+                consumer.join();
+                return at;
+            }
+
+            @Override
+            public void close() {
+                client.close();
+                own.shutdownGracefully(); // its thread is not a daemon: the JVM would not end
+            }
+        }
+
+        /** In a JVM of its own, started in the pod: {@code NeighboursBench consumer NAME}, one line per phase. */
+        final class Process implements Honest {
+            private final java.lang.Process process;
+            private final java.io.BufferedReader out;
+            private final Path times;
+
+            Process(ControlLab lab, String pod) throws IOException, RequestRefused {
+                String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+                process = new ProcessBuilder("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp",
+                        System.getProperty("java.class.path"), NeighboursBench.class.getName(), "consumer",
+                        lab.abstractName).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+                out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
+                        StandardCharsets.UTF_8));
+                String line = out.readLine();
+                if (!"ready".equals(line)) {
+                    throw new IOException("the honest consumer did not start: " + line);
+                }
+                times = Files.createTempFile("nb-honest", ".bin");
+            }
+
+            @Override
+            public void begin(long base, int n, int seconds) throws IOException {
+                process.getOutputStream().write((base + " " + n + " " + seconds + " " + times + "\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                process.getOutputStream().flush();
+            }
+
+            @Override
+            public long[] received() throws IOException {
+                String line = out.readLine();
+                if (!"done".equals(line)) {
+                    throw new IOException("the honest consumer ended its phase with: " + line);
+                }
+                ByteBuffer b = ByteBuffer.wrap(Files.readAllBytes(times));
+                long[] at = new long[b.remaining() / 8];
+                b.asLongBuffer().get(at);
+                return at;
+            }
+
+            @Override
+            public void close() throws Exception {
+                process.getOutputStream().close();
+                process.waitFor();
+                Files.deleteIfExists(times);
+            }
+
+            /** The consumer's side: per line "BASE N SECONDS FILE" on stdin, one phase, then "done". */
+            static void serve(String abstractName) throws Exception {
+                ControlClient c = listen(ControlClient.connect(ControlClient.abstractAddress(abstractName),
+                        Duration.ofSeconds(5)));
+                System.out.println("ready");
+                System.out.flush();
+                java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                        StandardCharsets.US_ASCII));
+                for (String line; (line = in.readLine()) != null; ) {
+                    String[] f = line.split(" ");
+                    long[] at = take(c, Long.parseLong(f[0]), Integer.parseInt(f[1]), Integer.parseInt(f[2]));
+                    ByteBuffer b = ByteBuffer.allocate(at.length * 8);
+                    b.asLongBuffer().put(at);
+                    Files.write(Path.of(f[3]), b.array());
+                    System.out.println("done");
+                    System.out.flush();
+                }
+                c.close();
+            }
         }
     }
 
