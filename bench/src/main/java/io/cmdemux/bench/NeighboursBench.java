@@ -56,7 +56,7 @@ public final class NeighboursBench {
             return;
         }
         if (args.length == 2 && args[0].equals("consumer")) {
-            Honest.Process.serve(args[1]);
+            Honest.OwnJvm.serve(args[1]);
             return;
         }
         int seconds = args.length > 0 ? Integer.parseInt(args[0]) : 10;
@@ -80,7 +80,7 @@ public final class NeighboursBench {
             // that its garbage and its collections are not the daemon's (on this 2-core machine it then shares CPU 0
             // with the daemon as a process of its own: docs/RELIABILITY.md); otherwise in the daemon's JVM, with a
             // client event loop of its own, as all the figures were taken
-            Honest honest = "process".equals(System.getenv("NB_CONSUMER")) ? new Honest.Process(lab, good)
+            Honest honest = "process".equals(System.getenv("NB_CONSUMER")) ? new Honest.OwnJvm(lab, good)
                     : new Honest.InJvm(lab, good);
             Listener l = lab.listener(x -> x.port() == 7471);
             prewarm(lab, Integer.parseInt(System.getenv().getOrDefault("NB_PREWARM", "0")));
@@ -124,6 +124,18 @@ public final class NeighboursBench {
             }
         }
         System.out.printf("prewarm: %d refused connections in %d ms%n", n, (System.nanoTime() - t0) / 1_000_000);
+    }
+
+    /** This bench's main in a JVM of its own, with {@code args}: in namespace {@code pod}, or here when it is null. */
+    static List<String> ownJvm(String pod, String... args) {
+        List<String> cmd = new ArrayList<>();
+        if (pod != null) {
+            cmd.addAll(List.of("ip", "netns", "exec", pod));
+        }
+        cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-XX:+UseSerialGC",
+                "-cp", System.getProperty("java.class.path"), NeighboursBench.class.getName()));
+        cmd.addAll(List.of(args));
+        return cmd;
     }
 
     /** One phase: RATE deliveries a second to the honest consumer, which takes and rejects each batch at once. */
@@ -345,16 +357,14 @@ public final class NeighboursBench {
         }
 
         /** In a JVM of its own, started in the pod: {@code NeighboursBench consumer NAME}, one line per phase. */
-        final class Process implements Honest {
-            private final java.lang.Process process;
+        final class OwnJvm implements Honest {
+            private final Process process;
             private final java.io.BufferedReader out;
             private final Path times;
 
-            Process(ControlLab lab, String pod) throws IOException, RequestRefused {
-                String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-                process = new ProcessBuilder("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp",
-                        System.getProperty("java.class.path"), NeighboursBench.class.getName(), "consumer",
-                        lab.abstractName).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            OwnJvm(ControlLab lab, String pod) throws IOException {
+                process = new ProcessBuilder(ownJvm(pod, "consumer", lab.abstractName))
+                        .redirectError(ProcessBuilder.Redirect.INHERIT).start();
                 out = new java.io.BufferedReader(new java.io.InputStreamReader(process.getInputStream(),
                         StandardCharsets.UTF_8));
                 String line = out.readLine();
@@ -427,13 +437,8 @@ public final class NeighboursBench {
         private final CpuShare cpuShare = CpuShare.fromEnv();
 
         Hostile(ControlLab lab, String pod) throws IOException {
-            String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-            String cp = System.getProperty("java.class.path");
-            String self = NeighboursBench.class.getName();
-            List<String> podCmd = List.of("ip", "netns", "exec", pod, java, "-XX:+UseSerialGC", "-cp", cp, self,
-                    "attack-pod", lab.abstractName);
-            List<String> hostCmd = List.of(java, "-XX:+UseSerialGC", "-cp", cp, self, "attack-host",
-                    lab.hostSocket.toString());
+            List<String> podCmd = ownJvm(pod, "attack-pod", lab.abstractName);
+            List<String> hostCmd = ownJvm(null, "attack-host", lab.hostSocket.toString());
             for (List<String> cmd : List.of(podCmd, hostCmd)) {
                 attackers.add(new ProcessBuilder(cpuShare.wrap(cmd))
                         .redirectError(ProcessBuilder.Redirect.INHERIT).start());
@@ -552,7 +557,7 @@ public final class NeighboursBench {
                 for (int k = 0; k < (on("spoof") ? 100 : 0); k++) {
                     try {
                         c.listen(ListenSpec.of(PortSpace.TCP, InetAddresses.parse(IP_GOOD), 7472 + k));
-                    } catch (io.cmdemux.control.protocol.RequestRefused e) {
+                    } catch (RequestRefused e) {
                         spoofsRefused++; // EADDRNOTAVAIL, as it must be
                     }
                 }
